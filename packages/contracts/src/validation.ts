@@ -1,0 +1,147 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+export const SCHEMAS_DIR = fileURLToPath(new URL('../../../schemas', import.meta.url));
+
+export type SchemaName =
+  | 'http/product.json'
+  | 'http/products-bulk-upsert.request.json'
+  | 'http/products-ingest.request.json'
+  | 'commands/envelope.json'
+  | 'commands/products-upsert.json'
+  | 'events/audit-record.json';
+
+export interface ValidationFailure {
+  /** Human message in the spec's style: `shop required`, `lines[12].on_hand_qty must be integer`. */
+  message: string;
+  /** Path of the first bad value, e.g. `lines[12].on_hand_qty` (empty for the root). */
+  path: string;
+  keyword: string;
+}
+
+export type Validator<T> = (value: unknown) => { ok: true; value: T } | { ok: false; failure: ValidationFailure };
+
+/**
+ * Every schema under schemas/ compiled once, at start-up (STYLE.md): strict mode, all errors,
+ * unknown properties stripped (removeAdditional) so extra client fields never reach a command.
+ */
+export class SchemaRegistry {
+  private readonly ajv: Ajv;
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(schemasDir: string = SCHEMAS_DIR) {
+    this.ajv = new Ajv({ strict: true, allErrors: true, removeAdditional: true, useDefaults: false });
+    addFormats(this.ajv);
+    for (const group of readdirSync(schemasDir)) {
+      for (const file of readdirSync(join(schemasDir, group)).filter((f) => f.endsWith('.json'))) {
+        this.ajv.addSchema(JSON.parse(readFileSync(join(schemasDir, group, file), 'utf8')) as object);
+      }
+    }
+  }
+
+  validator<T>(name: SchemaName): Validator<T> {
+    let fn = this.compiled.get(name);
+    if (!fn) {
+      const id = `https://schemas.ingest.local/${name}`;
+      fn = this.ajv.getSchema(id);
+      if (!fn) throw new Error(`unknown schema ${name}`);
+      this.compiled.set(name, fn);
+    }
+    const validate = fn;
+    const fieldOrder = Object.keys((validate.schema as { properties?: object }).properties ?? {});
+    return (value) => {
+      if (validate(value)) return { ok: true, value: value as T };
+      return { ok: false, failure: describeFirstError(validate.errors ?? [], fieldOrder) };
+    };
+  }
+}
+
+/** Turns ajv's first error into the spec's message style (D11). */
+export function describeFirstError(errors: ErrorObject[], fieldOrder: string[] = []): ValidationFailure {
+  const err = pickError(errors, fieldOrder);
+  if (!err) return { message: 'invalid payload', path: '', keyword: 'unknown' };
+  const base = pointerToPath(err.instancePath);
+  const at = (child: string): string => (base ? `${base}.${child}` : child);
+  const params = err.params as Record<string, unknown>;
+  switch (err.keyword) {
+    case 'required': {
+      const path = at(String(params['missingProperty']));
+      return { message: `${path} required`, path, keyword: 'required' };
+    }
+    case 'type': {
+      const types = String(params['type']).split(',').join(' or ');
+      return { message: `${base || 'body'} must be ${types}`, path: base, keyword: 'type' };
+    }
+    case 'minLength':
+      if (params['limit'] === 1) return { message: `${base} required`, path: base, keyword: 'required' };
+      return { message: `${base} must be at least ${String(params['limit'])} characters`, path: base, keyword: err.keyword };
+    case 'maxLength':
+      return { message: `${base} must be at most ${String(params['limit'])} characters`, path: base, keyword: err.keyword };
+    case 'maxItems':
+      return { message: `${base} exceeds the limit of ${String(params['limit'])} items`, path: base, keyword: err.keyword };
+    case 'minItems':
+      return { message: `${base} must have at least ${String(params['limit'])} item(s)`, path: base, keyword: err.keyword };
+    case 'enum':
+      return {
+        message: `${base} must be one of ${(params['allowedValues'] as unknown[]).join(', ')}`,
+        path: base,
+        keyword: err.keyword,
+      };
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return { message: `${base} must be ${String(params['comparison'])} ${String(params['limit'])}`, path: base, keyword: err.keyword };
+    case 'format':
+      return { message: `${base} must be a valid ${String(params['format'])}`, path: base, keyword: err.keyword };
+    default:
+      return { message: `${base || 'body'} ${err.message ?? 'is invalid'}`, path: base, keyword: err.keyword };
+  }
+}
+
+// Report the first top-level field in schema order (`shop` before `lines`), then the shallowest
+// problem, then the earliest array index (`lines[3]` before `lines[12]`).
+function pickError(errors: ErrorObject[], fieldOrder: string[]): ErrorObject | undefined {
+  const useful = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf' && e.keyword !== 'if');
+  const list = useful.length ? useful : errors;
+  const rank = (e: ErrorObject): number => {
+    const top = e.instancePath.split('/')[1] ?? String((e.params as { missingProperty?: string }).missingProperty ?? '');
+    const i = fieldOrder.indexOf(top);
+    return i < 0 ? fieldOrder.length : i;
+  };
+  const depth = (e: ErrorObject): number => e.instancePath.split('/').length;
+  return [...list].sort(
+    (a, b) => rank(a) - rank(b) || depth(a) - depth(b) || compareIndexPaths(a.instancePath, b.instancePath),
+  )[0];
+}
+
+function compareIndexPaths(a: string, b: string): number {
+  const pa = a.split('/');
+  const pb = b.split('/');
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x = pa[i] ?? '';
+    const y = pb[i] ?? '';
+    if (x === y) continue;
+    const nx = Number(x);
+    const ny = Number(y);
+    if (Number.isInteger(nx) && Number.isInteger(ny)) return nx - ny;
+    return 0;
+  }
+  return 0;
+}
+
+/** `/lines/12/on_hand_qty` -> `lines[12].on_hand_qty`. */
+export function pointerToPath(pointer: string): string {
+  let out = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (/^\d+$/.test(seg)) out += `[${seg}]`;
+    else out += out ? `.${seg}` : seg;
+  }
+  return out;
+}

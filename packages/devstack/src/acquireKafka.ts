@@ -1,0 +1,94 @@
+// One way for scripts and tests to get "a Kafka", in this order:
+//   1. KAFKA_BROKERS=host:port[,host:port]       use it as is
+//   2. a broker already answers on 127.0.0.1:9092  reuse it (e.g. `pnpm kafka start` in another shell)
+//   3. KAFKA_PROVIDER=testcontainers              a cp-kafka 7.9 (AK 3.9) KRaft container
+//   4. otherwise                                  the project's own broker from Maven Central jars
+import { ensureKafkaJars, startKafkaBroker, isKafkaReachable, type Log } from './kafkaBroker.ts';
+
+export type KafkaSource = 'env' | 'running' | 'started' | 'testcontainers';
+
+export interface AcquiredKafka {
+  brokers: string[];
+  /** Stops what this call started; a no-op for 'env' and 'running'. */
+  release(): Promise<void>;
+  source: KafkaSource;
+  /** For 'started' and 'testcontainers': settles when the broker goes away on its own or is released. */
+  exited?: Promise<unknown>;
+}
+
+export const DEFAULT_LOCAL_BROKERS = ['127.0.0.1:9092'];
+/** Confluent Platform 7.9.x ships Apache Kafka 3.9.x, the version of the local broker. */
+export const TESTCONTAINERS_KAFKA_IMAGE = 'confluentinc/cp-kafka:7.9.1';
+
+const noop = async () => {};
+
+export function brokersFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
+  const list = (env.KAFKA_BROKERS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return list.length > 0 ? list : undefined;
+}
+
+export async function acquireKafka(opts: { dataDir: string; log?: Log }): Promise<AcquiredKafka> {
+  const log = opts.log ?? ((m: string) => console.error(m));
+  const fromEnv = brokersFromEnv();
+  if (fromEnv) return { brokers: fromEnv, release: noop, source: 'env' };
+
+  if (await isKafkaReachable(DEFAULT_LOCAL_BROKERS, 2000)) {
+    return { brokers: [...DEFAULT_LOCAL_BROKERS], release: noop, source: 'running' };
+  }
+
+  if (process.env.KAFKA_PROVIDER === 'testcontainers') return startTestcontainersKafka(log);
+
+  await ensureKafkaJars(log);
+  const broker = await startKafkaBroker({ dataDir: opts.dataDir, log });
+  return { brokers: broker.brokers, release: broker.stop, source: 'started', exited: broker.exited };
+}
+
+async function startTestcontainersKafka(log: Log): Promise<AcquiredKafka> {
+  const image = process.env.KAFKA_TESTCONTAINERS_IMAGE ?? TESTCONTAINERS_KAFKA_IMAGE;
+  const { KafkaContainer } = await import('@testcontainers/kafka'); // heavy; only loaded on this path
+  const MiB = 1024 * 1024;
+  log(`starting ${image} (KRaft) with testcontainers...`);
+  let container;
+  try {
+    container = await new KafkaContainer(image)
+      .withKraft()
+      .withEnvironment({
+        KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '1',
+        KAFKA_TRANSACTION_STATE_LOG_NUM_PARTITIONS: '1',
+        KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false',
+        KAFKA_NUM_PARTITIONS: '3',
+        KAFKA_MESSAGE_MAX_BYTES: String(64 * MiB),
+        KAFKA_REPLICA_FETCH_MAX_BYTES: String(64 * MiB),
+        KAFKA_FETCH_MAX_BYTES: String(64 * MiB),
+        KAFKA_SOCKET_REQUEST_MAX_BYTES: String(100 * MiB),
+        KAFKA_LOG_CLEANER_DEDUPE_BUFFER_SIZE: String(16 * MiB),
+      })
+      .start();
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    if (/container runtime/i.test(msg)) {
+      throw new Error(
+        'KAFKA_PROVIDER=testcontainers, but no container runtime (Docker or Podman) was found. ' +
+          'Set KAFKA_BROKERS=host:port to use an existing broker, or unset KAFKA_PROVIDER to run ' +
+          "the project's own local broker (Java 17+ and Maven, jars from Maven Central).",
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+  const started = container;
+  const brokers = [`${started.getHost()}:${started.getMappedPort(9093)}`];
+  let released: Promise<void> | undefined;
+  let onReleased = () => {};
+  const exited = new Promise<void>((r) => (onReleased = r));
+  const release = () =>
+    (released ??= (async () => {
+      await started.stop();
+      onReleased();
+    })());
+  log(`Kafka container ready on ${brokers[0]}`);
+  return { brokers, release, source: 'testcontainers', exited };
+}

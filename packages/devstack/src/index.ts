@@ -1,0 +1,21 @@
+export {
+  ensureKafkaJars,
+  isKafkaReachable,
+  startKafkaBroker,
+  kafkaServerProperties,
+  KAFKA_CLUSTER_ID,
+  type KafkaBroker,
+  type StartKafkaBrokerOptions,
+  type Log,
+} from './kafkaBroker.ts';
+export { probeKafka, type ProbeResult } from './kafkaProbe.ts';
+export { kafkaPaths, kafkaVersion } from './kafkaJars.ts';
+export {
+  acquireKafka,
+  brokersFromEnv,
+  DEFAULT_LOCAL_BROKERS,
+  TESTCONTAINERS_KAFKA_IMAGE,
+  type AcquiredKafka,
+  type KafkaSource,
+} from './acquireKafka.ts';
+export { prepareInfra, REPO_ROOT, type PreparedInfra } from './infra.ts';

@@ -1,0 +1,249 @@
+// A real single-node Apache Kafka 3.9 broker (KRaft, combined broker+controller) run straight from
+// the Maven Central jars in deploy/kafka/libs/ with `java`: no Docker, no Kafka tarball.
+// Research: /work/shared/notes/local-kafka.md (sections 3-5).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+import { probeKafka, warmUpGroupCoordinator } from './kafkaProbe.ts';
+import { ensureKafkaJars, kafkaPaths, type Log } from './kafkaJars.ts';
+
+export { ensureKafkaJars, type Log } from './kafkaJars.ts';
+export { isKafkaReachable } from './kafkaProbe.ts';
+
+export interface StartKafkaBrokerOptions {
+  /** Holds server.properties, the KRaft log dirs, broker.pid and broker.out (the broker's output). */
+  dataDir: string;
+  /** PLAINTEXT listener on 127.0.0.1 (default 9092). */
+  port?: number;
+  /** CONTROLLER listener on 127.0.0.1 (default 9093). */
+  controllerPort?: number;
+  log?: Log;
+  /** Ceiling for format + start + admin probe (default 90 s). */
+  timeoutMs?: number;
+}
+
+export interface KafkaBroker {
+  brokers: string[];
+  pid: number;
+  /** SIGTERM, wait for the controlled shutdown, SIGKILL after 20 s. Idempotent. */
+  stop(): Promise<void>;
+  /** Settles with the exit code (or signal name) when the broker process ends, for whatever reason. */
+  exited: Promise<number | string>;
+}
+
+/** Fixed cluster id (a Kafka Uuid; the one testcontainers uses), so re-formatting is a no-op. */
+export const KAFKA_CLUSTER_ID = '4L6g3nShT-eMCtK--X86sw';
+const READY_LINE = 'Kafka Server started';
+const MiB = 1024 * 1024;
+
+// Small heap (log.cleaner.dedupe.buffer.size is lowered to 16 MiB, it is allocated on the heap),
+// SerialGC and C1-only compilation: faster start, little background CPU on small machines.
+const JVM_FLAGS = [
+  '-Xms128m',
+  '-Xmx512m',
+  '-XX:+UseSerialGC',
+  '-XX:TieredStopAtLevel=1',
+  '-XX:+ExitOnOutOfMemoryError',
+  '-Djava.awt.headless=true',
+  '-Djava.net.preferIPv4Stack=true',
+];
+
+export function kafkaServerProperties(o: { logDirs: string; port: number; controllerPort: number }): string {
+  const p: Record<string, string | number | boolean> = {
+    'process.roles': 'broker,controller',
+    'node.id': 1,
+    'controller.quorum.voters': `1@127.0.0.1:${o.controllerPort}`,
+    listeners: `PLAINTEXT://127.0.0.1:${o.port},CONTROLLER://127.0.0.1:${o.controllerPort}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:${o.port}`,
+    'inter.broker.listener.name': 'PLAINTEXT',
+    'controller.listener.names': 'CONTROLLER',
+    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'log.dirs': o.logDirs,
+    // one node: every internal topic at replication factor 1, one partition for a fast first use
+    'offsets.topic.replication.factor': 1,
+    'offsets.topic.num.partitions': 1,
+    'transaction.state.log.replication.factor': 1,
+    'transaction.state.log.min.isr': 1,
+    'transaction.state.log.num.partitions': 1,
+    'default.replication.factor': 1,
+    'min.insync.replicas': 1,
+    'group.initial.rebalance.delay.ms': 0,
+    // topics are created explicitly (kafkajs races auto-creation); they set their own retention
+    'auto.create.topics.enable': false,
+    'num.partitions': 3,
+    // commands of 10,000 inventory lines are several MB: 64 MiB records
+    'message.max.bytes': 64 * MiB,
+    'replica.fetch.max.bytes': 64 * MiB,
+    'fetch.max.bytes': 64 * MiB,
+    'socket.request.max.bytes': 100 * MiB, // the default, kept above message.max.bytes + request overhead
+    'log.cleaner.dedupe.buffer.size': 16 * MiB, // default 128 MiB on the heap
+    'num.network.threads': 2,
+    'num.io.threads': 4,
+  };
+  return `${Object.entries(p).map(([k, v]) => `${k}=${v}`).join('\n')}\n`;
+}
+
+function javaBin(): string {
+  return process.env.JAVA_HOME ? join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
+}
+
+function javaArgs(main: string, args: string[], heap?: string): string[] {
+  const flags = heap ? JVM_FLAGS.map((f) => (f.startsWith('-Xmx') ? `-Xmx${heap}` : f)) : JVM_FLAGS;
+  return [...flags, `-Dlog4j.configuration=file:${kafkaPaths.log4j}`, '-cp', join(kafkaPaths.libs, '*'), main, ...args];
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Fails fast with a clear message when something else already listens on a port we need. */
+function assertPortFree(port: number, what: string): Promise<void> {
+  return new Promise((resolveP, reject) => {
+    const server = createServer();
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new Error(`cannot start Kafka: 127.0.0.1:${port} (${what}) is already in use by another process`)
+          : err,
+      ),
+    );
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolveP()));
+  });
+}
+
+/** Runs `kafka.tools.StorageTool format`; --ignore-formatted makes a second start on the same dataDir a no-op. */
+function formatStorage(propsFile: string): Promise<void> {
+  return new Promise((resolveP, reject) => {
+    const args = ['format', '-t', KAFKA_CLUSTER_ID, '-c', propsFile, '--ignore-formatted'];
+    const child = spawn(javaBin(), javaArgs('kafka.tools.StorageTool', args, '256m'), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const keep = (b: Buffer) => (out = (out + b.toString()).slice(-8000));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', (err) => reject(new Error(`could not run java (Java 17+ needed on PATH or JAVA_HOME): ${err.message}`)));
+    child.on('close', (code) =>
+      code === 0 ? resolveP() : reject(new Error(`kafka storage format failed (exit ${code}):\n${out.trim()}`)),
+    );
+  });
+}
+
+export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<KafkaBroker> {
+  const log = opts.log ?? ((m: string) => console.error(m));
+  const port = opts.port ?? 9092;
+  const controllerPort = opts.controllerPort ?? 9093;
+  const dataDir = resolve(opts.dataDir);
+  const brokers = [`127.0.0.1:${port}`];
+  await ensureKafkaJars(log); // cheap when deploy/kafka/libs/ is up to date
+
+  mkdirSync(dataDir, { recursive: true });
+  const pidFile = join(dataDir, 'broker.pid');
+  if (existsSync(pidFile)) {
+    const old = Number(readFileSync(pidFile, 'utf8').trim());
+    const cmdline = existsSync(`/proc/${old}/cmdline`) ? readFileSync(`/proc/${old}/cmdline`, 'utf8') : '';
+    if (old > 0 && isAlive(old) && (cmdline === '' || cmdline.includes('kafka.Kafka'))) {
+      throw new Error(`a Kafka broker (pid ${old}) is still running on ${dataDir}; stop it first (kill ${old})`);
+    }
+  }
+  await assertPortFree(port, 'Kafka listener');
+  await assertPortFree(controllerPort, 'KRaft controller listener');
+  const propsFile = join(dataDir, 'server.properties');
+  writeFileSync(propsFile, kafkaServerProperties({ logDirs: join(dataDir, 'kraft-logs'), port, controllerPort }));
+  const formatAt = Date.now();
+  const deadline = formatAt + (opts.timeoutMs ?? 90_000); // not counting a first-run jar download
+  await formatStorage(propsFile);
+
+  const startedAt = Date.now();
+  const child: ChildProcess = spawn(javaBin(), javaArgs('kafka.Kafka', [propsFile]), {
+    cwd: dataDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const pid = child.pid;
+  if (pid === undefined) {
+    const err = await new Promise<Error>((r) => child.once('error', r));
+    throw new Error(`could not run java (Java 17+ needed on PATH or JAVA_HOME): ${err.message}`);
+  }
+  writeFileSync(pidFile, `${pid}\n`);
+
+  const tail: string[] = [];
+  const outFile = createWriteStream(join(dataDir, 'broker.out'));
+  let sawReady = false;
+  let onReadyLine = () => {};
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+      outFile.write(`${line}\n`);
+      tail.push(line);
+      if (tail.length > 200) tail.shift();
+      if (!sawReady && line.includes(READY_LINE)) {
+        sawReady = true;
+        onReadyLine();
+      }
+    });
+  }
+  let exitedFlag = false;
+  const exited = new Promise<number | string>((r) =>
+    // 'close', not 'exit': stdout/stderr are drained by then, so the tail holds the last words
+    child.once('close', (code, signal) => {
+      exitedFlag = true;
+      process.removeListener('exit', killOnExit);
+      rmSync(pidFile, { force: true });
+      r(code ?? signal ?? 'unknown');
+    }),
+  );
+  // Safety net: if this Node process exits without stop(), do not leave the broker behind.
+  const killOnExit = () => child.kill('SIGTERM');
+  process.on('exit', killOnExit);
+  void exited.finally(() => outFile.end());
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      if (exitedFlag) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    })());
+
+  const failure = (why: string) => {
+    // stack frames are in broker.out; the message keeps the log lines and "Caused by:" chain
+    const lines = tail.filter((l) => !/^\s+(at |\.\.\. \d+ more)/.test(l)).slice(-25);
+    return new Error(`Kafka broker on ${brokers[0]} ${why}. Last broker output (full: ${join(dataDir, 'broker.out')}):\n${lines.join('\n')}`);
+  };
+
+  try {
+    // 1. the readiness log line (logged only once the broker is unfenced and serving requests)
+    await new Promise<void>((resolveP, reject) => {
+      const timer = setTimeout(() => reject(failure('did not log "Kafka Server started" in time')), Math.max(0, deadline - Date.now()));
+      onReadyLine = () => (clearTimeout(timer), resolveP());
+      if (sawReady) onReadyLine();
+      void exited.then((code) => (clearTimeout(timer), reject(failure(`exited early (${code})`))));
+    });
+    // 2. belt and braces: an admin client from Node can describe the cluster (advertised listener reachable)
+    for (let lastErr = ''; ; ) {
+      if (exitedFlag) throw failure(`exited early (${await exited})`);
+      const r = await probeKafka(brokers, 3000);
+      if (r.ok) break;
+      lastErr = r.error;
+      if (Date.now() > deadline) throw failure(`did not answer describeCluster in time (${lastErr})`);
+      await new Promise((r2) => setTimeout(r2, 250));
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const readyAt = Date.now();
+  await warmUpGroupCoordinator(brokers);
+  const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  log(
+    `Kafka broker ready on ${brokers[0]} (pid ${pid}; storage format ${secs(startedAt - formatAt)}, ` +
+      `start ${secs(readyAt - startedAt)}, __consumer_offsets ${secs(Date.now() - readyAt)})`,
+  );
+  return { brokers, pid, stop, exited };
+}

@@ -1,0 +1,62 @@
+import { eventId } from './ids.ts';
+
+/** Where an event goes; the projector maps a channel to its configured topic. */
+export type EventChannel = 'audit' | 'stock_zero' | 'stock_restored';
+
+/** An event for the outbox (D5): CloudEvents binary mode, headers + JSON payload (D18). */
+export interface OutboxEvent {
+  event_id: string;
+  channel: EventChannel;
+  key: string;
+  headers: Record<string, string>;
+  payload: Record<string, unknown>;
+  command_id: string;
+}
+
+export type LogTable = 'product_update_logs' | 'inventory_update_logs' | 'order_line_master_update_logs';
+
+export interface AuditedLog {
+  log_id: string;
+  shop: string;
+  change_type: string;
+  command_id: string;
+  created_at: string;
+}
+
+export const CLOUDEVENTS_SOURCE = '/retail-ingestion/projector';
+
+export function cloudEventHeaders(id: string, type: string, time: string, subject?: string): Record<string, string> {
+  return {
+    ce_specversion: '1.0',
+    ce_id: id,
+    ce_type: type,
+    ce_source: CLOUDEVENTS_SOURCE,
+    ce_time: time,
+    ...(subject ? { ce_subject: subject } : {}),
+    'content-type': 'application/json',
+  };
+}
+
+/** Every update-log record is also published as an audit event, keyed by shop (D5). */
+export function auditEvent(table: LogTable, log: AuditedLog & Record<string, unknown>): OutboxEvent {
+  const id = eventId(log.command_id, 'audit_record', log.log_id);
+  return {
+    event_id: id,
+    channel: 'audit',
+    key: log.shop,
+    headers: cloudEventHeaders(id, 'com.retail-ingestion.audit_record.v1', log.created_at, table),
+    payload: {
+      event_id: id,
+      event_type: 'audit_record',
+      schema_version: 1,
+      shop: log.shop,
+      log_table: table,
+      log_id: log.log_id,
+      change_type: log.change_type,
+      command_id: log.command_id,
+      occurred_at: log.created_at,
+      record: log,
+    },
+    command_id: log.command_id,
+  };
+}

@@ -1,0 +1,20 @@
+import { v5 as uuidv5 } from 'uuid';
+
+// Fixed namespaces: internal ids are derived, never drawn (D3), so a replay yields the same ids.
+const PRODUCT_NS = '5b0f3c2e-8d7a-4c1e-9f3b-2a6d4e8c1b70';
+const LOG_NS = '9c1d7e4a-3b2f-4a6e-8d5c-7f0e1a2b3c4d';
+const EVENT_NS = 'e3a9f1c7-6d2b-4e8a-9b5f-1c7d3e9a2f6b';
+
+export function productId(shop: string, barcode: string): string {
+  return uuidv5(`${shop}\0${barcode}`, PRODUCT_NS);
+}
+
+/** The n-th log record written by a command. */
+export function logId(commandId: string, n: number): string {
+  return uuidv5(`${commandId}\0${n}`, LOG_NS);
+}
+
+/** Event ids derive from (command_id, kind, key) (D3), so a consumer can dedupe redeliveries. */
+export function eventId(commandId: string, kind: string, key: string): string {
+  return uuidv5(`${commandId}\0${kind}\0${key}`, EVENT_NS);
+}

@@ -1,0 +1,73 @@
+import type { Consumer, Kafka } from 'kafkajs';
+
+export interface IncomingMessage {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: Buffer | null;
+  headers: Record<string, string>;
+}
+
+export interface BatchContext {
+  /** Marks the message done; its offset is committed after this call (commit follows the DB commit). */
+  resolveOffset(offset: string): void;
+  heartbeat(): Promise<void>;
+  isRunning(): boolean;
+  /** Offset lag of this partition after the batch (high watermark - 1 - last offset). */
+  lag(): number;
+}
+
+export interface ConsumerOptions {
+  groupId: string;
+  topics: string[];
+  fromBeginning?: boolean;
+  partitionsConsumedConcurrently?: number;
+  eachBatch(messages: IncomingMessage[], ctx: BatchContext): Promise<void>;
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+  consumer: Consumer;
+}
+
+/** A consumer group member; offsets are committed only for messages the handler resolved. */
+export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<RunningConsumer> {
+  const consumer = kafka.consumer({
+    groupId: opts.groupId,
+    sessionTimeout: 30000,
+    heartbeatInterval: 3000,
+    maxBytesPerPartition: 64 * 1024 * 1024,
+    maxBytes: 128 * 1024 * 1024,
+    allowAutoTopicCreation: false,
+  });
+  await consumer.connect();
+  for (const topic of opts.topics) await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning ?? true });
+  await consumer.run({
+    autoCommit: true,
+    eachBatchAutoResolve: false,
+    partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 1,
+    eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
+      const messages: IncomingMessage[] = batch.messages.map((m) => ({
+        topic: batch.topic,
+        partition: batch.partition,
+        offset: m.offset,
+        key: m.key ? m.key.toString() : null,
+        value: m.value,
+        headers: Object.fromEntries(
+          Object.entries(m.headers ?? {}).map(([k, v]) => [k, Array.isArray(v) ? String(v[0]) : String(v ?? '')]),
+        ),
+      }));
+      await opts.eachBatch(messages, {
+        resolveOffset: (offset) => {
+          resolveOffset(offset);
+        },
+        heartbeat,
+        isRunning: () => isRunning() && !isStale(),
+        lag: () => Number(batch.offsetLag()),
+      });
+      await commitOffsetsIfNecessary();
+    },
+  });
+  return { consumer, stop: () => consumer.disconnect() };
+}

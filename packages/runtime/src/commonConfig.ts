@@ -1,0 +1,31 @@
+import { DEFAULT_TOPICS_NAMES } from './topicDefaults.ts';
+import { envInt, envList, envString } from './env.ts';
+
+export interface CommonConfig {
+  databaseUrl: string;
+  /** Role the services act as (D25); '' keeps the connecting user. */
+  dbRole: string;
+  kafkaBrokers: string[];
+  topics: { commands: string; audit: string; stockZero: string; stockRestored: string };
+  kafkaPartitions: number;
+  logLevel: string;
+}
+
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/ingest';
+export const DEFAULT_KAFKA_BROKERS = '127.0.0.1:9092';
+
+export function readCommonConfig(env: NodeJS.ProcessEnv): CommonConfig {
+  return {
+    databaseUrl: envString(env, 'DATABASE_URL', DEFAULT_DATABASE_URL),
+    dbRole: env['DB_ROLE'] ?? 'ingest_service',
+    kafkaBrokers: envList({ KAFKA_BROKERS: envString(env, 'KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS) }, 'KAFKA_BROKERS'),
+    topics: {
+      commands: envString(env, 'COMMANDS_TOPIC', DEFAULT_TOPICS_NAMES.commands),
+      audit: envString(env, 'AUDIT_TOPIC', DEFAULT_TOPICS_NAMES.audit),
+      stockZero: envString(env, 'STOCK_ZERO_TOPIC', DEFAULT_TOPICS_NAMES.stockZero),
+      stockRestored: envString(env, 'STOCK_RESTORED_TOPIC', DEFAULT_TOPICS_NAMES.stockRestored),
+    },
+    kafkaPartitions: envInt(env, 'KAFKA_PARTITIONS', 6, 1),
+    logLevel: envString(env, 'LOG_LEVEL', 'info'),
+  };
+}

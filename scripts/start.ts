@@ -1,0 +1,28 @@
+// `npm start`: the whole pipeline on this machine with nothing else set up.
+// Kafka (KAFKA_BROKERS, or the project's own broker), the database and its migrations, the topics,
+// then the projector + outbox relay and the gateway in this process. Ctrl-C stops it gracefully.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { prepareInfra, REPO_ROOT } from '@ingest/devstack';
+import { runGateway } from '@ingest/gateway';
+import { runProjector } from '@ingest/projector';
+import { createLogger, onShutdown, readCommonConfig } from '@ingest/runtime';
+
+if (existsSync(join(REPO_ROOT, '.env'))) process.loadEnvFile(join(REPO_ROOT, '.env'));
+const log = createLogger({ name: 'ingest', level: readCommonConfig(process.env).logLevel });
+const say = (msg: string) => log.info(msg);
+
+try {
+  const infra = await prepareInfra(process.env, say);
+  const projector = await runProjector(infra.env, log.child({ service: 'projector' }));
+  const gateway = await runGateway(infra.env, log.child({ service: 'gateway' }));
+  onShutdown(log, [
+    ['gateway', () => gateway.stop()],
+    ['projector', () => projector.stop()],
+    ['kafka', () => infra.release()],
+  ]);
+  say(`pipeline ready: http://127.0.0.1:${gateway.port} (Kafka ${infra.env['KAFKA_BROKERS']}, ${infra.kafka.source}); Ctrl-C to stop`);
+} catch (err) {
+  log.fatal({ err }, 'could not start the pipeline');
+  process.exit(1);
+}

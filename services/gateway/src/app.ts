@@ -1,0 +1,80 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { SchemaRegistry } from '@ingest/contracts';
+import type { Pool } from '@ingest/db';
+import type { CommandLog } from '@ingest/kafka';
+import type { Logger, Registry } from '@ingest/runtime';
+import type { GatewayConfig } from './config.ts';
+import { errorHandler, notFound } from './errors.ts';
+import { inflightLimiter } from './inflight.ts';
+import { gatewayMetrics } from './metrics.ts';
+import type { ReplyWaiter } from './replies.ts';
+import { commandRoutes } from './routes/commands.ts';
+import { healthRoutes } from './routes/health.ts';
+import { productRoutes } from './routes/products.ts';
+import { removedRoutes } from './routes/removed.ts';
+import { defaultIds } from './submit.ts';
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  schemas: SchemaRegistry;
+  commandLog: CommandLog;
+  replies: ReplyWaiter;
+  pool: Pool;
+  log: Logger;
+  registry: Registry;
+  isReady?: () => Promise<Record<string, boolean>>;
+  now?: () => Date;
+  newId?: () => string;
+}
+
+/** The gateway app (STYLE.md): no listen, no process.env; main.ts wires the real parts. */
+export function buildApp(deps: GatewayDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const metrics = gatewayMetrics(deps.registry);
+  const { config } = deps;
+
+  app.use(observe(metrics));
+  app.use(healthRoutes({ registry: deps.registry, isReady: deps.isReady ?? (async () => ({ ready: true })) }));
+  app.use(removedRoutes());
+
+  const submit = {
+    commandLog: deps.commandLog,
+    replies: deps.replies,
+    pool: deps.pool,
+    log: deps.log,
+    metrics,
+    replyTimeoutMs: config.replyTimeoutMs,
+    now: deps.now ?? defaultIds.now,
+    newId: deps.newId ?? defaultIds.newId,
+  };
+  app.use(commandRoutes({ pool: deps.pool, ingestSecrets: config.ingestSecrets, cronSecrets: config.cronSecrets }));
+  app.use(inflightLimiter(config.maxInflightBytes));
+  app.use(
+    productRoutes({
+      ...submit,
+      schemas: deps.schemas,
+      ingestSecrets: config.ingestSecrets,
+      cronSecrets: config.cronSecrets,
+      bodyLimitBytes: config.bodyLimitBytes,
+    }),
+  );
+
+  app.use((req, _res, next) => next(notFound(`no route for ${req.method} ${req.path}`)));
+  app.use(errorHandler(deps.log));
+  return app;
+}
+
+function observe(metrics: ReturnType<typeof gatewayMetrics>): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    res.once('finish', () => {
+      // The matched route pattern keeps label cardinality bounded; unknown paths share one label.
+      const route = (req.route as { path?: string } | undefined)?.path ?? (res.statusCode === 404 ? 'unmatched' : req.path);
+      metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      metrics.latency.observe({ method: req.method, route }, (performance.now() - started) / 1000);
+    });
+    next();
+  };
+}

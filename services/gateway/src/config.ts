@@ -1,0 +1,18 @@
+export interface GatewayConfig {
+  /** Accepted x-ingest-secret values (comma-separated setting, D9); empty = not configured. */
+  ingestSecrets: string[];
+  /** Accepted x-cron-secret values (D8, D9). */
+  cronSecrets: string[];
+  /** How long a request waits for its projector result before answering 202 (D6). */
+  replyTimeoutMs: number;
+  /** Largest request body (D11: default 32 MiB, more -> 413). */
+  bodyLimitBytes: number;
+  /** Bytes of requests in flight before answering 429 (D13). */
+  maxInflightBytes: number;
+}
+
+export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cronSecrets'> = {
+  replyTimeoutMs: 15000,
+  bodyLimitBytes: 32 * 1024 * 1024,
+  maxInflightBytes: 512 * 1024 * 1024,
+};

@@ -1,0 +1,65 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import type { Logger } from '@ingest/runtime';
+
+/**
+ * The one error catalog (STYLE.md): every error the API returns has a status and a body in the
+ * spec's shape. Anything else becomes a plain 500 whose detail goes to the log only.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly body: Record<string, unknown> | string;
+  readonly headers: Record<string, string>;
+  constructor(status: number, body: Record<string, unknown> | string, headers: Record<string, string> = {}) {
+    super(typeof body === 'string' ? body : typeof body['error'] === 'string' ? body['error'] : String(status));
+    this.status = status;
+    this.body = body;
+    this.headers = headers;
+  }
+}
+
+export const unauthorized = (): ApiError => new ApiError(401, 'unauthorized');
+export const notConfigured = (setting: string): ApiError => new ApiError(503, { ok: false, error: `${setting} not configured` });
+export const badRequest = (error: string): ApiError => new ApiError(400, { ok: false, error });
+export const unprocessable = (errorKind: string, error: string): ApiError =>
+  new ApiError(422, { ok: false, error_kind: errorKind, error });
+export const notFound = (error = 'not found'): ApiError => new ApiError(404, { ok: false, error });
+export const tooManyRequests = (error: string, retryAfterSeconds: number): ApiError =>
+  new ApiError(429, { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
+export const unavailable = (error: string, retryAfterSeconds: number): ApiError =>
+  new ApiError(503, { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
+
+export function sendError(res: Response, err: ApiError): void {
+  res.set(err.headers);
+  if (typeof err.body === 'string') res.status(err.status).type('text/plain').send(err.body);
+  else res.status(err.status).json(err.body);
+}
+
+/** body-parser's errors carry a `type`; map them to D11's statuses. */
+function fromBodyParser(err: { type?: string; status?: number }): ApiError | null {
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return badRequest('invalid JSON body');
+    case 'entity.too.large':
+      return new ApiError(413, { ok: false, error: 'request body too large' });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError(415, { ok: false, error: 'unsupported content encoding' });
+    case 'request.aborted':
+      return badRequest('request aborted');
+    default:
+      return null;
+  }
+}
+
+export function errorHandler(log: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const api = err instanceof ApiError ? err : fromBodyParser(err as { type?: string });
+    if (api) {
+      sendError(res, api);
+      return;
+    }
+    log.error({ err, route: req.path }, 'unhandled error');
+    if (res.headersSent) return;
+    res.status(500).json({ ok: false, error: 'internal error' });
+  };
+}

@@ -1,0 +1,5 @@
+export { runGateway, readGatewayConfig, type RunningGateway } from "./service.ts";
+export { buildApp, type GatewayDeps } from './app.ts';
+export { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
+export { createReplyWaiter, type ReplyWaiter } from './replies.ts';
+export { secretMatches } from './auth.ts';

@@ -1,0 +1,50 @@
+import { Router } from 'express';
+import type { ProductInput, SchemaRegistry } from '@ingest/contracts';
+import { requireCronSecret, requireIngestSecret } from '../auth.ts';
+import { badRequest } from '../errors.ts';
+import { submitCommand, type SubmitDeps } from '../submit.ts';
+import { parseJsonObject } from '../body.ts';
+
+type Item = { product: ProductInput } | { rejected: { barcode: string; error: string } };
+
+const REQUIRED_TEXT = 'barcode and product_name required';
+
+/** Endpoints 1 and 2 run one command (D7); each item is checked alone and a bad one is reported, not fatal. */
+export function productRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; ingestSecrets: string[]; cronSecrets: string[]; bodyLimitBytes: number }): Router {
+  const router = Router();
+  const bulkBody = deps.schemas.validator<{ products: unknown[] }>('http/products-bulk-upsert.request.json');
+  const ingestBody = deps.schemas.validator<{ shop: string; products: unknown[] }>('http/products-ingest.request.json');
+  const product = deps.schemas.validator<ProductInput>('http/product.json');
+  const json = parseJsonObject(deps.bodyLimitBytes);
+
+  const toItems = (products: unknown[]): Item[] =>
+    products.map((raw) => {
+      const obj = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
+      const b = obj?.['barcode'];
+      const barcode = typeof b === 'string' ? b : typeof b === 'number' || typeof b === 'boolean' ? String(b) : '';
+      if (!obj) return { rejected: { barcode: '', error: 'product must be an object' } };
+      const missing = (v: unknown) => typeof v !== 'string' || v.trim() === '';
+      if (missing(obj['barcode']) || missing(obj['product_name'])) return { rejected: { barcode, error: REQUIRED_TEXT } };
+      const r = product(obj);
+      return r.ok ? { product: r.value } : { rejected: { barcode, error: r.failure.message } };
+    });
+
+  router.post('/api/products/bulk-upsert', requireCronSecret(deps.cronSecrets), ...json, async (req, res) => {
+    const body = bulkBody(req.body);
+    if (!body.ok) throw badRequest(body.failure.message);
+    const shop = res.locals['shop'] as string;
+    await submitCommand(deps, req, res, { kind: 'products.upsert', shop, payload: { response: 'bulk_upsert', items: toItems(body.value.products) } });
+  });
+
+  router.post('/api/ingest/products', requireIngestSecret(deps.ingestSecrets), ...json, async (req, res) => {
+    const body = ingestBody(req.body);
+    if (!body.ok) throw badRequest(body.failure.message);
+    await submitCommand(deps, req, res, {
+      kind: 'products.upsert',
+      shop: body.value.shop.trim(),
+      payload: { response: 'ingest', items: toItems(body.value.products) },
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,74 @@
+import type { Server } from 'node:http';
+import { SchemaRegistry } from '@ingest/contracts';
+import { createPool } from '@ingest/db';
+import { createCommandLog, createKafka, createMessageSink } from '@ingest/kafka';
+import { createRegistry, envInt, envList, readCommonConfig, type Logger } from '@ingest/runtime';
+import { buildApp } from './app.ts';
+import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
+import { createReplyWaiter } from './replies.ts';
+
+export interface RunningGateway {
+  port: number;
+  stop(): Promise<void>;
+}
+
+export function readGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig & { port: number; host: string } {
+  return {
+    ingestSecrets: envList(env, 'INGEST_SECRET'),
+    cronSecrets: envList(env, 'CRON_SECRET'),
+    replyTimeoutMs: envInt(env, 'REPLY_TIMEOUT_MS', DEFAULT_GATEWAY_CONFIG.replyTimeoutMs, 1),
+    bodyLimitBytes: envInt(env, 'BODY_LIMIT_BYTES', DEFAULT_GATEWAY_CONFIG.bodyLimitBytes, 1024),
+    maxInflightBytes: envInt(env, 'MAX_INFLIGHT_BYTES', DEFAULT_GATEWAY_CONFIG.maxInflightBytes, 1024),
+    port: envInt(env, 'PORT', 8080, 0),
+    host: env['HOST'] || '0.0.0.0',
+  };
+}
+
+/** Wires the gateway's real parts from the environment and listens. */
+export async function runGateway(env: NodeJS.ProcessEnv, log: Logger): Promise<RunningGateway> {
+  const common = readCommonConfig(env);
+  const config = readGatewayConfig(env);
+  const role = common.dbRole || undefined;
+  const pool = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-gateway' });
+  const registry = createRegistry({ defaultMetrics: true });
+  const kafka = createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-gateway', log: log.child({ component: 'kafka' }) });
+  const sink = await createMessageSink(kafka);
+  const replies = await createReplyWaiter({ pool, connectionString: common.databaseUrl, role, log });
+  if (config.ingestSecrets.length === 0) log.warn('INGEST_SECRET is not set: ingest endpoints answer 503');
+  if (config.cronSecrets.length === 0) log.warn('CRON_SECRET is not set: /api/products/bulk-upsert answers 503');
+
+  const app = buildApp({
+    config,
+    schemas: new SchemaRegistry(),
+    commandLog: createCommandLog(sink, common.topics.commands),
+    replies,
+    pool,
+    log,
+    registry,
+    isReady: async () => ({
+      database: await pool.query('SELECT 1').then(() => true, () => false),
+    }),
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+  });
+  // Slow max-size uploads must not be cut off; keep-alive slightly above common LB idle timeouts.
+  server.requestTimeout = 120_000;
+  server.keepAliveTimeout = 65_000;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  log.info({ port, host: config.host }, `gateway listening on http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`);
+
+  return {
+    port,
+    stop: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await replies.close();
+      await sink.close();
+      await pool.end();
+    },
+  };
+}

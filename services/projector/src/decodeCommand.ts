@@ -1,0 +1,32 @@
+import type { SchemaRegistry, Validator } from '@ingest/contracts';
+import type { Command } from '@ingest/domain';
+
+const PAYLOAD_SCHEMA = {
+  'products.upsert': 'commands/products-upsert.json',
+} as const;
+
+export type DecodeResult = { ok: true; command: Command } | { ok: false; error: string; commandId?: string; shop?: string };
+
+/** Parses and validates a command message against schemas/commands (envelope, then payload by kind). */
+export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | null) => DecodeResult {
+  const envelope = schemas.validator<{ command_id: string; shop: string; kind: keyof typeof PAYLOAD_SCHEMA; payload: unknown }>(
+    'commands/envelope.json',
+  );
+  const payloads = new Map<string, Validator<unknown>>(
+    Object.entries(PAYLOAD_SCHEMA).map(([kind, schema]) => [kind, schemas.validator(schema)]),
+  );
+  return (value) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value?.toString('utf8') ?? '');
+    } catch {
+      return { ok: false, error: 'command is not JSON' };
+    }
+    const env = envelope(parsed);
+    if (!env.ok) return { ok: false, error: `invalid command envelope: ${env.failure.message}` };
+    const ids = { commandId: env.value.command_id, shop: env.value.shop };
+    const payload = payloads.get(env.value.kind)?.(env.value.payload);
+    if (!payload?.ok) return { ok: false, error: `invalid ${env.value.kind} payload: ${payload?.failure.message}`, ...ids };
+    return { ok: true, command: env.value as unknown as Command };
+  };
+}

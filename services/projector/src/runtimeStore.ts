@@ -1,0 +1,66 @@
+import type { PoolClient } from '@ingest/db';
+import type { OutboxEvent, Reply } from '@ingest/domain';
+import type { TopicNames } from '@ingest/kafka';
+
+export interface CommandPosition {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+/**
+ * Claims the command for this transaction (D4). False when it was already processed: the
+ * unique key also makes a concurrent duplicate wait for the first and then see it done.
+ */
+export async function claimCommand(
+  tx: PoolClient,
+  c: { command_id: string; shop: string; kind: string; received_at: string },
+  at: CommandPosition,
+): Promise<boolean> {
+  const r = await tx.query(
+    `INSERT INTO agent_runtime.processed_commands
+       (command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, received_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (command_id) DO NOTHING`,
+    [c.command_id, c.shop, c.kind, at.topic, at.partition, at.offset, c.received_at],
+  );
+  return r.rowCount === 1;
+}
+
+/** Stores the reply and wakes the waiting gateways (NOTIFY is delivered on commit). */
+export async function storeResult(
+  tx: PoolClient,
+  c: { command_id: string; shop: string; kind: string },
+  reply: Reply,
+): Promise<void> {
+  await tx.query(
+    `WITH r AS (
+       INSERT INTO agent_runtime.command_results (command_id, shop, kind, status_code, body)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (command_id) DO NOTHING RETURNING command_id)
+     SELECT pg_notify('command_results', $1::text) FROM r`,
+    [c.command_id, c.shop, c.kind, reply.status, JSON.stringify(reply.body)],
+  );
+}
+
+export async function writeOutbox(tx: PoolClient, events: OutboxEvent[], topics: TopicNames): Promise<void> {
+  if (events.length === 0) return;
+  const topicOf = { audit: topics.audit, stock_zero: topics.stockZero, stock_restored: topics.stockRestored };
+  const rows = events.map((e) => ({
+    event_id: e.event_id,
+    topic: topicOf[e.channel],
+    message_key: e.key,
+    headers: e.headers,
+    payload: e.payload,
+    command_id: e.command_id,
+  }));
+  await tx.query(
+    `WITH ins AS (
+       INSERT INTO agent_runtime.outbox (event_id, topic, message_key, headers, payload, command_id)
+       SELECT event_id, topic, message_key, headers, payload, command_id
+         FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, topic text, message_key text, headers jsonb,
+              payload jsonb, command_id uuid)
+       ON CONFLICT (event_id) DO NOTHING RETURNING 1)
+     SELECT pg_notify('outbox', '') WHERE EXISTS (SELECT 1 FROM ins)`,
+    [JSON.stringify(rows)],
+  );
+}

@@ -1,0 +1,41 @@
+import { SchemaRegistry } from '@ingest/contracts';
+import { createPool } from '@ingest/db';
+import { createKafka, createMessageSink } from '@ingest/kafka';
+import { createRegistry, envInt, envString, readCommonConfig, type Logger, type Registry } from '@ingest/runtime';
+import { startProjector } from './projector.ts';
+import { startRelay } from './relay.ts';
+
+export interface RunningProjector {
+  registry: Registry;
+  stop(): Promise<void>;
+}
+
+/** Wires the projector and the outbox relay from the environment. */
+export async function runProjector(env: NodeJS.ProcessEnv, log: Logger): Promise<RunningProjector> {
+  const common = readCommonConfig(env);
+  const role = common.dbRole || undefined;
+  const pool = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-projector' });
+  const registry = createRegistry({ defaultMetrics: true });
+  const kafka = createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-projector', log: log.child({ component: 'kafka' }) });
+  const sink = await createMessageSink(kafka);
+  const relay = await startRelay({ pool, connectionString: common.databaseUrl, role, sink, log: log.child({ component: 'relay' }), registry });
+  const projector = await startProjector({
+    pool,
+    kafka,
+    schemas: new SchemaRegistry(),
+    topics: common.topics,
+    groupId: envString(env, 'PROJECTOR_GROUP_ID', 'ingest-projector'),
+    log: log.child({ component: 'projector' }),
+    registry,
+    partitionsConsumedConcurrently: envInt(env, 'PROJECTOR_CONCURRENCY', 3, 1),
+  });
+  return {
+    registry,
+    stop: async () => {
+      await projector.stop();
+      await relay.stop();
+      await sink.close();
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+// Tiers are visible in file names (STYLE.md): *.unit.test.ts are pure and fast; *.int.test.ts talk
+// to the real Kafka broker and the real PostgreSQL, which tests/support/globalSetup.ts provides.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['packages/**/*.unit.test.ts', 'services/**/*.unit.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['tests/integration/**/*.int.test.ts'],
+          environment: 'node',
+          globalSetup: ['tests/support/globalSetup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
