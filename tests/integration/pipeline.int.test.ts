@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { v7 as uuidv7 } from 'uuid';
+import { createCommandLog, createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
+import { CRON_SECRET, INGEST_SECRET, get, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
+
+// The command path itself: exactly-once effect (D4), replies under load and across gateway
+// instances, and the asynchronous answer (D6).
+let p: TestPipeline;
+let sink: MessageSink;
+beforeAll(async () => {
+  p = await startPipeline();
+  await p.startGateway(); // a second gateway instance on the same topics and database
+  sink = await createMessageSink(createKafka({ brokers: p.brokers, clientId: `test-${p.id}-raw` }));
+});
+afterAll(async () => {
+  await sink?.close();
+  await p?.stop();
+});
+
+const ingest = (shop: string, products: unknown[], gateway = 0, headers: Record<string, string> = {}) =>
+  post(`${p.url(gateway)}/api/ingest/products`, { shop, products }, { 'x-ingest-secret': INGEST_SECRET, ...headers });
+
+describe('exactly-once effect (D4)', () => {
+  it('a command delivered twice changes nothing the second time and keeps the same result', async () => {
+    const command = {
+      command_id: uuidv7(),
+      kind: 'products.upsert',
+      shop: 'd4.example',
+      received_at: new Date().toISOString(),
+      source: { endpoint: '/api/ingest/products' },
+      payload: { response: 'ingest', items: [{ product: { barcode: 'D4', product_name: 'Twice', current_price: 5 } }] },
+    };
+    const log = createCommandLog(sink, p.topics.commands);
+    await log.appendCommand(command);
+    await log.appendCommand(command);
+    // A later command of the same shop is consumed after both copies (D2): once it is done, both are.
+    const after = await ingest('d4.example', [{ barcode: 'LATER', product_name: 'After' }]);
+    expect(after.status).toBe(200);
+
+    const stored = await get(`${p.url()}/api/commands/${command.command_id}`, { 'x-ingest-secret': INGEST_SECRET });
+    expect(stored.status).toBe(200);
+    expect(stored.json).toEqual({ ok: true, created: 1, updated: 0, unchanged: 0, errors_count: 0, errors: [] });
+    const counts = await p.db.query(
+      `SELECT (SELECT count(*)::int FROM public.products WHERE shop = 'd4.example' AND barcode = 'D4') AS products,
+              (SELECT count(*)::int FROM public.product_update_logs WHERE command_id = $1) AS logs,
+              (SELECT count(*)::int FROM agent_runtime.processed_commands WHERE command_id = $1) AS processed,
+              (SELECT count(*)::int FROM agent_runtime.outbox WHERE command_id = $1) AS outbox`,
+      [command.command_id],
+    );
+    expect(counts.rows[0]).toEqual({ products: 1, logs: 1, processed: 1, outbox: 1 });
+  });
+
+  it('a projector restarted from offset 0 (new consumer group) re-reads the whole log and changes nothing', async () => {
+    const before = await p.db.query(`SELECT count(*)::int AS n FROM public.product_update_logs`);
+    await p.stopProjector();
+    p.env['PROJECTOR_GROUP_ID'] = `test-${p.id}-projector-again`;
+    await p.startProjector();
+    const r = await ingest('d4.example', [{ barcode: 'D4-AFTER-RESTART', product_name: 'New' }]);
+    expect(r.json).toMatchObject({ created: 1 });
+    const after = await p.db.query(`SELECT count(*)::int AS n FROM public.product_update_logs`);
+    expect(after.rows[0].n).toBe(before.rows[0].n + 1);
+  });
+});
+
+describe('synchronous replies (D6)', () => {
+  it('a burst of concurrent requests from many shops, over two gateways, all get their own correct replies', async () => {
+    const shops = Array.from({ length: 24 }, (_, i) => `burst-${i}.example`);
+    const replies = await Promise.all(
+      shops.flatMap((shop, i) => [
+        ingest(shop, Array.from({ length: (i % 5) + 1 }, (_, j) => ({ barcode: `P${j}`, product_name: `n${j}` })), i % 2),
+        ingest(shop, [{ barcode: 'P0', product_name: 'renamed' }, { barcode: '' }], (i + 1) % 2),
+      ]),
+    );
+    for (const r of replies) expect(r.status).toBe(200);
+    // Per shop, the two requests were applied in some order; their counts must add up.
+    shops.forEach((_, i) => {
+      const a = replies[2 * i]!.json;
+      const b = replies[2 * i + 1]!.json;
+      expect(a.created + b.created).toBe((i % 5) + 1);
+      expect(b.errors_count).toBe(1);
+      expect(a.errors_count).toBe(0);
+    });
+    const { rows } = await p.db.query(`SELECT count(*)::int AS n FROM public.products WHERE shop LIKE 'burst-%'`);
+    expect(rows[0].n).toBe(shops.reduce((s, _, i) => s + (i % 5) + 1, 0));
+  });
+
+  it('each of two gateway instances gets its own reply', async () => {
+    const [a, b] = await Promise.all([
+      ingest('two-gw.example', [{ barcode: 'A', product_name: 'A' }], 0),
+      ingest('two-gw.example', [{ barcode: 'B', product_name: 'B' }, { barcode: 'C', product_name: 'C' }], 1),
+    ]);
+    expect(a.json.created).toBe(1);
+    expect(b.json.created).toBe(2);
+  });
+
+  it('Prefer: respond-async answers 202 at once; the result can be fetched later from any instance', async () => {
+    const r = await ingest('async.example', [{ barcode: 'Z', product_name: 'Later' }], 0, { Prefer: 'respond-async' });
+    expect(r.status).toBe(202);
+    expect(r.json).toMatchObject({ ok: true, status: 'accepted' });
+    expect(r.json.result_url).toBe(`/api/commands/${r.json.command_id}`);
+    const done = await waitFor(async () => {
+      const g = await get(`${p.url(1)}${r.json.result_url}`, { 'x-ingest-secret': INGEST_SECRET });
+      return g.status === 200 ? g : null;
+    });
+    expect(done.json).toEqual({ ok: true, created: 1, updated: 0, unchanged: 0, errors_count: 0, errors: [] });
+  });
+
+  it('while the projector is down the answer is 202 after the reply timeout, then pending, then the result', async () => {
+    await p.stopProjector();
+    const slow = await p.startGateway({ REPLY_TIMEOUT_MS: '300' });
+    const r = await post(`http://127.0.0.1:${slow.port}/api/ingest/products`, { shop: 'late.example', products: [{ barcode: 'L', product_name: 'L' }] }, { 'x-ingest-secret': INGEST_SECRET });
+    expect(r.status).toBe(202);
+    const pending = await get(`${p.url()}${r.json.result_url}`, { 'x-ingest-secret': INGEST_SECRET });
+    expect(pending.status).toBe(202);
+    expect(pending.json).toEqual({ ok: true, status: 'pending', command_id: r.json.command_id });
+    await p.startProjector();
+    const done = await waitFor(async () => {
+      const g = await get(`${p.url()}${r.json.result_url}`, { 'x-cron-secret': CRON_SECRET, 'x-shop': 'late.example' });
+      return g.status === 200 ? g : null;
+    });
+    expect(done.json.created).toBe(1);
+    // The cron secret only sees commands of the shop it names.
+    const other = await get(`${p.url()}${r.json.result_url}`, { 'x-cron-secret': CRON_SECRET, 'x-shop': 'someone-else.example' });
+    expect(other.status).toBe(404);
+  });
+});
+
+describe('outbox relay (D5)', () => {
+  it('publishes every product log as an audit event keyed by shop, with CloudEvents headers and a derived id', async () => {
+    const shop = `audit-${randomUUID().slice(0, 6)}.example`;
+    await ingest(shop, [{ barcode: 'AU', product_name: 'Audited' }]);
+    const kafka = createKafka({ brokers: p.brokers, clientId: `test-${p.id}-audit` });
+    const consumer = kafka.consumer({ groupId: `test-${p.id}-audit-${randomUUID()}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: p.topics.audit, fromBeginning: true });
+    const seen: { key: string; headers: Record<string, string>; value: any }[] = [];
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        seen.push({
+          key: message.key!.toString(),
+          headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])),
+          value: JSON.parse(message.value!.toString()),
+        });
+      },
+    });
+    try {
+      const mine = await waitFor(async () => seen.find((m) => m.key === shop), 20000, 'audit event');
+      const { rows } = await p.db.query(`SELECT log_id, command_id FROM public.product_update_logs WHERE shop = $1`, [shop]);
+      expect(mine.value).toMatchObject({ event_type: 'audit_record', schema_version: 1, shop, log_table: 'product_update_logs', change_type: 'created', log_id: rows[0].log_id });
+      expect(mine.headers).toMatchObject({ ce_specversion: '1.0', ce_id: mine.value.event_id, ce_type: 'com.retail-ingestion.audit_record.v1' });
+      const outbox = await p.db.query(`SELECT published_at FROM agent_runtime.outbox WHERE event_id = $1`, [mine.value.event_id]);
+      expect(outbox.rows[0].published_at).not.toBeNull();
+    } finally {
+      await consumer.disconnect();
+    }
+  });
+});
