@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { createDatabaseFromTemplate, dropDatabase, migrate } from '@ingest/db';
+
+// Migrations on an empty database: the whole data model of D24 and the roles of D25.
+const name = `ingest_test_mig_${randomUUID().slice(0, 8)}`;
+let url: string;
+let client: pg.Client;
+
+beforeAll(async () => {
+  url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, 'template1');
+  expect(await migrate(url)).toHaveLength(1);
+  client = new pg.Client({ connectionString: url });
+  await client.connect();
+});
+afterAll(async () => {
+  await client?.end();
+  await dropDatabase(inject('adminDatabaseUrl'), name);
+});
+
+async function asRole<T>(role: string, sql: string): Promise<{ ok: true; rows: T[] } | { ok: false; code: string }> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`SET LOCAL ROLE ${role}`);
+    const r = await client.query(sql);
+    return { ok: true, rows: r.rows as T[] };
+  } catch (err) {
+    return { ok: false, code: (err as { code: string }).code };
+  } finally {
+    await client.query('ROLLBACK');
+  }
+}
+
+describe('migrations', () => {
+  it('a second run applies nothing', async () => {
+    expect(await migrate(url)).toEqual([]);
+  });
+
+  it('create every table and view of D24', async () => {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT table_schema || '.' || table_name AS name FROM information_schema.tables
+        WHERE table_schema IN ('sot', 'public', 'agent_runtime', 'agent_read') AND table_name <> 'pgmigrations'
+        ORDER BY 1`,
+    );
+    expect(rows.map((r) => r.name)).toEqual(
+      expect.arrayContaining([
+        'sot.inventory_levels',
+        'sot.inventory_daily_snapshots',
+        'sot.inventory_update_logs',
+        'sot.locations',
+        'sot.location_identifiers',
+        'sot.channels',
+        'public.products',
+        'public.product_update_logs',
+        'public.order_line_master',
+        'public.order_line_master_update_logs',
+        'agent_runtime.processed_commands',
+        'agent_runtime.command_results',
+        'agent_runtime.outbox',
+        'agent_runtime.idempotency_keys',
+        'agent_runtime.projector_checkpoints',
+        'agent_read.inventory_levels',
+        'agent_read.inventory_daily_snapshots',
+        'agent_read.inventory_update_logs',
+        'agent_read.order_line_master',
+        'agent_read.products',
+        'agent_read.product_update_logs',
+        'agent_read.order_line_master_update_logs',
+      ]),
+    );
+  });
+
+  it('the read views carry shop, barcode and the spec field names', async () => {
+    const cols = async (view: string) =>
+      (
+        await client.query<{ column_name: string }>(
+          `SELECT column_name FROM information_schema.columns WHERE table_schema = 'agent_read' AND table_name = $1`,
+          [view],
+        )
+      ).rows.map((r) => r.column_name);
+    expect(await cols('inventory_levels')).toEqual(
+      expect.arrayContaining(['shop', 'barcode', 'product_name', 'location_id', 'on_hand_qty', 'available_qty', 'allocated_qty', 'reserved_qty', 'incoming_qty']),
+    );
+    expect(await cols('order_line_master')).toEqual(
+      expect.arrayContaining(['shop', 'barcode', 'product_name', 'sku', 'source_system', 'transaction_id', 'transaction_line_id', 'line_instance_no', 'tax_rate', 'refund_amount']),
+    );
+    expect(await cols('products')).toEqual(expect.arrayContaining(['shop', 'barcode', 'product_name', 'current_price', 'is_active']));
+  });
+
+  it('D25: agent_reader may SELECT the agent_read views and nothing else', async () => {
+    for (const view of ['inventory_levels', 'inventory_daily_snapshots', 'inventory_update_logs', 'order_line_master', 'products', 'product_update_logs', 'order_line_master_update_logs']) {
+      expect(await asRole('agent_reader', `SELECT * FROM agent_read.${view} LIMIT 1`)).toMatchObject({ ok: true });
+    }
+    for (const table of ['public.products', 'sot.inventory_levels', 'agent_runtime.outbox', 'public.order_line_master']) {
+      expect(await asRole('agent_reader', `SELECT * FROM ${table} LIMIT 1`)).toEqual({ ok: false, code: '42501' });
+    }
+    expect(await asRole('agent_reader', `CREATE TABLE agent_read.x (a int)`)).toEqual({ ok: false, code: '42501' });
+  });
+
+  it('D25: the service role writes rows but cannot alter the schema', async () => {
+    expect(await asRole('ingest_service', `SELECT count(*) FROM public.products`)).toMatchObject({ ok: true });
+    expect(await asRole('ingest_service', `ALTER TABLE public.products ADD COLUMN x int`)).toEqual({ ok: false, code: '42501' });
+    expect(await asRole('ingest_service', `CREATE TABLE public.x (a int)`)).toEqual({ ok: false, code: '42501' });
+    expect(await asRole('ingest_service', `DROP VIEW agent_read.products`)).toEqual({ ok: false, code: '42501' });
+    expect(await asRole('ingest_service', `DELETE FROM public.pgmigrations`)).toEqual({ ok: false, code: '42501' });
+  });
+});
