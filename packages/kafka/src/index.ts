@@ -5,3 +5,4 @@ export { runConsumer, type BatchContext, type ConsumerOptions, type IncomingMess
 export { DEFAULT_TOPICS, MAX_MESSAGE_BYTES, ensureTopics, topicPlan, type TopicNames, type TopicPlan } from './topics.ts';
 export { createCommandLog, type CommandLog, type CommandEnvelopeLike } from './commandLog.ts';
 export { silenceKafkajsTimeoutWarning } from './nodeWarnings.ts';
+export { startLagMonitor, type LagMonitor } from './lag.ts';

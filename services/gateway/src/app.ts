@@ -23,6 +23,8 @@ export interface GatewayDeps {
   log: Logger;
   registry: Registry;
   isReady?: () => Promise<Record<string, boolean>>;
+  /** The projector's backlog (D13); without it only in-flight bytes bound the intake. */
+  backlog?: { lag(): number | null };
   now?: () => Date;
   newId?: () => string;
 }
@@ -50,7 +52,7 @@ export function buildApp(deps: GatewayDeps): Express {
     newId: deps.newId ?? defaultIds.newId,
   };
   app.use(commandRoutes({ pool: deps.pool, ingestSecrets: config.ingestSecrets, cronSecrets: config.cronSecrets }));
-  app.use(inflightLimiter(config.maxInflightBytes));
+  app.use(inflightLimiter(config.maxInflightBytes, deps.backlog ? { lag: () => deps.backlog?.lag() ?? null, max: config.maxConsumerLag } : null));
   app.use(
     productRoutes({
       ...submit,

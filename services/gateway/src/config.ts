@@ -9,10 +9,13 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   /** Bytes of requests in flight before answering 429 (D13). */
   maxInflightBytes: number;
+  /** Commands waiting for the projector before answering 429 (D13). */
+  maxConsumerLag: number;
 }
 
 export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cronSecrets'> = {
   replyTimeoutMs: 15000,
   bodyLimitBytes: 32 * 1024 * 1024,
   maxInflightBytes: 512 * 1024 * 1024,
+  maxConsumerLag: 100_000,
 };

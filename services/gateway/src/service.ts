@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool } from '@ingest/db';
-import { createCommandLog, createKafka, createMessageSink } from '@ingest/kafka';
-import { createRegistry, envInt, envList, readCommonConfig, type Logger } from '@ingest/runtime';
+import { createCommandLog, createKafka, createMessageSink, startLagMonitor } from '@ingest/kafka';
+import { createRegistry, envInt, envList, envString, readCommonConfig, type Logger } from '@ingest/runtime';
 import { buildApp } from './app.ts';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
 import { createReplyWaiter } from './replies.ts';
@@ -19,6 +19,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig & { por
     replyTimeoutMs: envInt(env, 'REPLY_TIMEOUT_MS', DEFAULT_GATEWAY_CONFIG.replyTimeoutMs, 1),
     bodyLimitBytes: envInt(env, 'BODY_LIMIT_BYTES', DEFAULT_GATEWAY_CONFIG.bodyLimitBytes, 1024),
     maxInflightBytes: envInt(env, 'MAX_INFLIGHT_BYTES', DEFAULT_GATEWAY_CONFIG.maxInflightBytes, 1024),
+    maxConsumerLag: envInt(env, 'MAX_CONSUMER_LAG', DEFAULT_GATEWAY_CONFIG.maxConsumerLag, 1),
     port: envInt(env, 'PORT', 8080, 0),
     host: env['HOST'] || '0.0.0.0',
   };
@@ -34,6 +35,11 @@ export async function runGateway(env: NodeJS.ProcessEnv, log: Logger): Promise<R
   const kafka = createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-gateway', log: log.child({ component: 'kafka' }) });
   const sink = await createMessageSink(kafka);
   const replies = await createReplyWaiter({ pool, connectionString: common.databaseUrl, role, log });
+  const backlog = await startLagMonitor(kafka, {
+    groupId: envString(env, 'PROJECTOR_GROUP_ID', 'ingest-projector'),
+    topic: common.topics.commands,
+    onError: (err) => log.warn({ err }, 'could not read the projector backlog'),
+  });
   if (config.ingestSecrets.length === 0) log.warn('INGEST_SECRET is not set: ingest endpoints answer 503');
   if (config.cronSecrets.length === 0) log.warn('CRON_SECRET is not set: /api/products/bulk-upsert answers 503');
 
@@ -45,6 +51,7 @@ export async function runGateway(env: NodeJS.ProcessEnv, log: Logger): Promise<R
     pool,
     log,
     registry,
+    backlog,
     isReady: async () => ({
       database: await pool.query('SELECT 1').then(() => true, () => false),
     }),
@@ -67,6 +74,7 @@ export async function runGateway(env: NodeJS.ProcessEnv, log: Logger): Promise<R
         server.closeIdleConnections();
       });
       await replies.close();
+      await backlog.stop();
       await sink.close();
       await pool.end();
     },
