@@ -82,11 +82,11 @@ CREATE TABLE sot.inventory_levels (
   product_id         uuid NOT NULL,
   location_id        uuid NOT NULL,
   barcode            text NOT NULL,
-  on_hand_qty        integer NOT NULL DEFAULT 0 CHECK (on_hand_qty >= 0),
-  available_qty      integer NOT NULL DEFAULT 0 CHECK (available_qty >= 0),
-  allocated_qty      integer NOT NULL DEFAULT 0 CHECK (allocated_qty >= 0),
-  reserved_qty       integer NOT NULL DEFAULT 0 CHECK (reserved_qty >= 0),
-  incoming_qty       integer NOT NULL DEFAULT 0 CHECK (incoming_qty >= 0),
+  on_hand_qty        bigint NOT NULL DEFAULT 0 CHECK (on_hand_qty >= 0),
+  available_qty      bigint NOT NULL DEFAULT 0 CHECK (available_qty >= 0),
+  allocated_qty      bigint NOT NULL DEFAULT 0 CHECK (allocated_qty >= 0),
+  reserved_qty       bigint NOT NULL DEFAULT 0 CHECK (reserved_qty >= 0),
+  incoming_qty       bigint NOT NULL DEFAULT 0 CHECK (incoming_qty >= 0),
   last_absolute_as_of timestamptz,                 -- D15b: as-of of the last absolute write
   stock_event_seq    integer NOT NULL DEFAULT 0,   -- D18: per-level event sequence
   created_at         timestamptz NOT NULL,
@@ -102,11 +102,11 @@ CREATE TABLE sot.inventory_daily_snapshots (
   location_id     uuid NOT NULL,
   snapshot_date   date NOT NULL,                   -- business date (D16)
   barcode         text NOT NULL,
-  on_hand_qty     integer NOT NULL,
-  available_qty   integer NOT NULL,
-  allocated_qty   integer NOT NULL,
-  reserved_qty    integer NOT NULL,
-  incoming_qty    integer NOT NULL,
+  on_hand_qty     bigint NOT NULL,
+  available_qty   bigint NOT NULL,
+  allocated_qty   bigint NOT NULL,
+  reserved_qty    bigint NOT NULL,
+  incoming_qty    bigint NOT NULL,
   source          text NOT NULL CHECK (source IN ('snapshot', 'daily_job')),
   inventory_as_of timestamptz NOT NULL,
   command_id      uuid NOT NULL,
@@ -212,7 +212,7 @@ CREATE TABLE agent_runtime.command_results (
   shop        text NOT NULL,
   kind        text NOT NULL,
   status_code integer NOT NULL,
-  body        jsonb NOT NULL,
+  body        json NOT NULL,           -- json, not jsonb: the reply keeps its field order
   created_at  timestamptz NOT NULL DEFAULT now()
 );
 

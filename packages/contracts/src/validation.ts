@@ -8,13 +8,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export const SCHEMAS_DIR = fileURLToPath(new URL('../../../schemas', import.meta.url));
 
-export type SchemaName =
-  | 'http/product.json'
-  | 'http/products-bulk-upsert.request.json'
-  | 'http/products-ingest.request.json'
-  | 'commands/envelope.json'
-  | 'commands/products-upsert.json'
-  | 'events/audit-record.json';
+/** A schema file under schemas/, e.g. `http/product.json`. */
+export type SchemaName = `${'http' | 'commands' | 'events'}/${string}.json`;
 
 export interface ValidationFailure {
   /** Human message in the spec's style: `shop required`, `lines[12].on_hand_qty must be integer`. */

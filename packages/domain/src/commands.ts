@@ -1,4 +1,6 @@
 import type { ProductsUpsertPayload } from '@ingest/contracts/types';
+import type { InventoryCommand } from './inventory/inventoryCommand.ts';
+import type { RegisterChannelsCommand, RegisterLocationsCommand } from './registry/decideRegistry.ts';
 
 /** Fields every command carries; decided by the gateway (D3). */
 export interface CommandMeta {
@@ -13,7 +15,18 @@ export interface ProductsUpsertCommand extends CommandMeta {
   payload: ProductsUpsertPayload;
 }
 
-export type Command = ProductsUpsertCommand;
+/** D16: copy every level of the shop into the daily table for snapshot_date. */
+export interface DailySnapshotCommand extends CommandMeta {
+  kind: 'inventory.daily_snapshot';
+  payload: { snapshot_date: string };
+}
+
+export type Command =
+  | ProductsUpsertCommand
+  | RegisterLocationsCommand
+  | RegisterChannelsCommand
+  | InventoryCommand
+  | DailySnapshotCommand;
 export type CommandKind = Command['kind'];
 
 /** What a decider returns to the caller: an HTTP status and the spec's body (D6). */

@@ -8,3 +8,31 @@ export {
   type ProductsState,
 } from './products/decideProductsUpsert.ts';
 export { auditEvent, cloudEventHeaders, CLOUDEVENTS_SOURCE, type EventChannel, type LogTable, type OutboxEvent } from './events.ts';
+export type { DailySnapshotCommand } from './commands.ts';
+export { QTY_FIELDS, ZERO, levelKey, quantities, isBefore, type Level, type QtyField, type Quantities } from './inventory/level.ts';
+export { locationRefKey, resolveLocation, describeRef, type LocationRef, type Resolution } from './inventory/location.ts';
+export type {
+  InventoryCommand,
+  InventoryMeta,
+  InventorySnapshotCommand,
+  InventoryAvailableCommand,
+  InventoryLevelsCommand,
+  SnapshotLine,
+  AvailableLine,
+  LevelsLine,
+} from './inventory/inventoryCommand.ts';
+export { LevelBook, type InventoryLog, type InventoryChangeType } from './inventory/levelBook.ts';
+export type { InventoryState, InventoryPlan, DailyRow, Unresolved, StaleLine } from './inventory/inventoryState.ts';
+export { decideSnapshot } from './inventory/decideSnapshot.ts';
+export { decideAvailable } from './inventory/decideAvailable.ts';
+export { decideLevels } from './inventory/decideLevels.ts';
+export {
+  decideRegisterLocations,
+  decideRegisterChannels,
+  type RegisterLocationsCommand,
+  type RegisterChannelsCommand,
+  type RegistryPlan,
+  type RegistryRow,
+  type RegistryState,
+  type LocationIdentifier,
+} from './registry/decideRegistry.ts';

@@ -10,6 +10,8 @@ import { gatewayMetrics } from './metrics.ts';
 import type { ReplyWaiter } from './replies.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { healthRoutes } from './routes/health.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { inventoryRoutes } from './routes/inventory.ts';
 import { productRoutes } from './routes/products.ts';
 import { removedRoutes } from './routes/removed.ts';
 import { defaultIds } from './submit.ts';
@@ -62,6 +64,9 @@ export function buildApp(deps: GatewayDeps): Express {
       bodyLimitBytes: config.bodyLimitBytes,
     }),
   );
+  const ingest = { ...submit, schemas: deps.schemas, ingestSecrets: config.ingestSecrets, bodyLimitBytes: config.bodyLimitBytes };
+  app.use(inventoryRoutes({ ...ingest, businessTimezone: config.businessTimezone }));
+  app.use(adminRoutes(ingest));
 
   app.use((req, _res, next) => next(notFound(`no route for ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.log));

@@ -11,6 +11,8 @@ export interface GatewayConfig {
   maxInflightBytes: number;
   /** Commands waiting for the projector before answering 429 (D13). */
   maxConsumerLag: number;
+  /** IANA zone of the business day (D16: daily snapshot dates). */
+  businessTimezone: string;
 }
 
 export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cronSecrets'> = {
@@ -18,4 +20,5 @@ export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cron
   bodyLimitBytes: 32 * 1024 * 1024,
   maxInflightBytes: 512 * 1024 * 1024,
   maxConsumerLag: 100_000,
+  businessTimezone: 'Asia/Tokyo',
 };

@@ -62,7 +62,7 @@ describe('overload and outage answers (D13)', () => {
     const res = await send(url);
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('5');
-    expect((await res.json()).ok).toBe(false);
+    expect(((await res.json()) as { ok: boolean }).ok).toBe(false);
     expect(appended).toBe(0);
   });
 });

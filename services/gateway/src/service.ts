@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink, startLagMonitor } from '@ingest/kafka';
-import { createRegistry, envInt, envList, envString, readCommonConfig, type Logger } from '@ingest/runtime';
+import { ConfigError, createRegistry, envInt, envList, envString, readCommonConfig, type Logger } from '@ingest/runtime';
 import { buildApp } from './app.ts';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
 import { createReplyWaiter } from './replies.ts';
@@ -20,9 +20,20 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig & { por
     bodyLimitBytes: envInt(env, 'BODY_LIMIT_BYTES', DEFAULT_GATEWAY_CONFIG.bodyLimitBytes, 1024),
     maxInflightBytes: envInt(env, 'MAX_INFLIGHT_BYTES', DEFAULT_GATEWAY_CONFIG.maxInflightBytes, 1024),
     maxConsumerLag: envInt(env, 'MAX_CONSUMER_LAG', DEFAULT_GATEWAY_CONFIG.maxConsumerLag, 1),
+    businessTimezone: businessTimezone(env),
     port: envInt(env, 'PORT', 8080, 0),
     host: env['HOST'] || '0.0.0.0',
   };
+}
+
+function businessTimezone(env: NodeJS.ProcessEnv): string {
+  const zone = envString(env, 'BUSINESS_TIMEZONE', DEFAULT_GATEWAY_CONFIG.businessTimezone);
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: zone });
+  } catch {
+    throw new ConfigError(`BUSINESS_TIMEZONE is not a known time zone: ${zone}`);
+  }
+  return zone;
 }
 
 /** Wires the gateway's real parts from the environment and listens. */

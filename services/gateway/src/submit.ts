@@ -34,14 +34,15 @@ export async function submitCommand(
   deps: SubmitDeps,
   req: Request,
   res: Response,
-  c: { kind: CommandKind; shop: string; payload: Record<string, unknown> },
+  c: { kind: CommandKind; shop: string; payload: Record<string, unknown>; meta?: Record<string, unknown>; receivedAt?: Date },
 ): Promise<void> {
   const command = {
     command_id: deps.newId(),
     kind: c.kind,
     shop: c.shop,
-    received_at: deps.now().toISOString(),
+    received_at: (c.receivedAt ?? deps.now()).toISOString(),
     source: { endpoint: req.path },
+    ...c.meta,
     payload: c.payload,
   };
   const log = deps.log.child({ command_id: command.command_id, shop: c.shop, kind: c.kind });

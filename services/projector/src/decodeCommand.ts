@@ -3,7 +3,13 @@ import type { Command } from '@ingest/domain';
 
 const PAYLOAD_SCHEMA = {
   'products.upsert': 'commands/products-upsert.json',
-} as const;
+  'locations.register': 'commands/locations-register.json',
+  'channels.register': 'commands/channels-register.json',
+  'inventory.snapshot': 'commands/inventory-snapshot.json',
+  'inventory.available': 'commands/inventory-available.json',
+  'inventory.levels': 'commands/inventory-levels.json',
+  'inventory.daily_snapshot': 'commands/daily-snapshot.json',
+} as const satisfies Record<Command['kind'], string>;
 
 export type DecodeResult = { ok: true; command: Command } | { ok: false; error: string; commandId?: string; shop?: string };
 

@@ -1,11 +1,12 @@
 import type { PoolClient } from '@ingest/db';
-import type { Command, OutboxEvent, Reply } from '@ingest/domain';
+import type { Command } from '@ingest/domain';
+import { projectDailySnapshot } from './inventory/projectDailySnapshot.ts';
+import { projectInventory } from './inventory/projectInventory.ts';
+import type { Projection } from './projection.ts';
 import { projectProductsUpsert } from './products/projectProductsUpsert.ts';
+import { projectRegisterChannels, projectRegisterLocations } from './registry/projectRegistry.ts';
 
-export interface Projection {
-  reply: Reply;
-  events: OutboxEvent[];
-}
+export type { Projection } from './projection.ts';
 
 /** Dispatches a claimed command to its projection; runs inside the command's transaction. */
 export async function projectCommand(tx: PoolClient, command: Command): Promise<Projection> {
@@ -13,6 +14,16 @@ export async function projectCommand(tx: PoolClient, command: Command): Promise<
   switch (kind) {
     case 'products.upsert':
       return projectProductsUpsert(tx, command);
+    case 'locations.register':
+      return projectRegisterLocations(tx, command);
+    case 'channels.register':
+      return projectRegisterChannels(tx, command);
+    case 'inventory.snapshot':
+    case 'inventory.available':
+    case 'inventory.levels':
+      return projectInventory(tx, command);
+    case 'inventory.daily_snapshot':
+      return projectDailySnapshot(tx, command);
     default: {
       const _exhaustive: never = kind;
       throw new Error(`unknown command kind ${String(_exhaustive)}`);

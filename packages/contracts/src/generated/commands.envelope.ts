@@ -8,7 +8,14 @@ export interface CommandEnvelope {
    * UUIDv7 chosen by the gateway
    */
   command_id: string;
-  kind: 'products.upsert';
+  kind:
+    | 'products.upsert'
+    | 'locations.register'
+    | 'channels.register'
+    | 'inventory.snapshot'
+    | 'inventory.available'
+    | 'inventory.levels'
+    | 'inventory.daily_snapshot';
   shop: string;
   received_at: string;
   source: {
@@ -18,4 +25,17 @@ export interface CommandEnvelope {
     endpoint: string;
   };
   payload: {};
+  /**
+   * Inventory commands: the request source_system
+   */
+  source_system?: string;
+  /**
+   * Inventory commands: the request value or the gateway receive time (D3)
+   */
+  inventory_as_of?: string;
+  idempotency_key?: string;
+  /**
+   * sha256 of the request payload, for the D19 reuse warning
+   */
+  payload_hash?: string;
 }

@@ -41,7 +41,7 @@ export function productRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; inge
     if (!body.ok) throw badRequest(body.failure.message);
     await submitCommand(deps, req, res, {
       kind: 'products.upsert',
-      shop: body.value.shop.trim(),
+      shop: body.value.shop,
       payload: { response: 'ingest', items: toItems(body.value.products) },
     });
   });

@@ -1,0 +1,79 @@
+import { describeRef, locationRefKey, resolveLocation } from './location.ts';
+import type { InventorySnapshotCommand } from './inventoryCommand.ts';
+import { isBefore, type Quantities } from './level.ts';
+import { LevelBook } from './levelBook.ts';
+import { rejected, type DailyRow, type InventoryPlan, type InventoryState, type StaleLine, type Unresolved } from './inventoryState.ts';
+
+/**
+ * Endpoint 4: the absolute stock of one location. Levels and the day's snapshot row are upserted;
+ * logs only for changed lines; unknown barcodes are skipped as product_not_found; products absent
+ * from the lines are left alone (D15); an older as-of than the level's last absolute write is
+ * stale and not applied (D15b).
+ */
+export function decideSnapshot(state: InventoryState, command: InventorySnapshotCommand): InventoryPlan {
+  const { payload } = command;
+  const where = resolveLocation(state.locations.get(locationRefKey(payload.location)));
+  if (!where.ok) return rejected(422, where.reason, `${describeRef(payload.location)} ${where.reason === 'location_ambiguous' ? 'matches several locations' : 'is not a location of this shop'}`);
+  const locationId = where.location_id;
+
+  const book = new LevelBook(state.levels, command);
+  const unresolved: Unresolved[] = [];
+  const stale: StaleLine[] = [];
+  const daily = new Map<string, DailyRow>();
+  let upserted = 0;
+
+  for (const line of payload.lines) {
+    const productId = state.products.get(line.barcode);
+    if (!productId) {
+      unresolved.push({ barcode: line.barcode, reason: 'product_not_found' });
+      continue;
+    }
+    const level = book.get(productId, locationId);
+    if (level?.last_absolute_as_of && isBefore(command.inventory_as_of, level.last_absolute_as_of)) {
+      stale.push({ barcode: line.barcode, location_id: locationId, stored_as_of: level.last_absolute_as_of });
+      continue;
+    }
+    const next: Quantities = {
+      on_hand_qty: line.on_hand_qty,
+      available_qty: line.available_qty ?? line.on_hand_qty,
+      allocated_qty: line.allocated_qty ?? 0,
+      reserved_qty: line.reserved_qty ?? 0,
+      incoming_qty: line.incoming_qty ?? 0,
+    };
+    const target = { product_id: productId, location_id: locationId, barcode: line.barcode };
+    book.write(target, next, 'snapshot', { absolute: true });
+    upserted++;
+    daily.set(productId, {
+      shop: command.shop,
+      ...target,
+      snapshot_date: payload.snapshot_date,
+      ...next,
+      source: 'snapshot',
+      inventory_as_of: command.inventory_as_of,
+      command_id: command.command_id,
+    });
+  }
+
+  return {
+    levels: book.rows(),
+    logs: book.logs,
+    daily: [...daily.values()],
+    events: book.events,
+    recordKey: null,
+    reply: {
+      status: 200,
+      body: {
+        ok: true,
+        shop: command.shop,
+        location_id: locationId,
+        lines_processed: payload.lines.length,
+        lines_upserted: upserted,
+        lines_unresolved: unresolved.length,
+        logs_written: book.logs.length,
+        lines_stale: stale.length,
+        unresolved,
+        stale,
+      },
+    },
+  };
+}

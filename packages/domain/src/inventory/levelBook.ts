@@ -1,0 +1,141 @@
+import { cloudEventHeaders, type OutboxEvent } from '../events.ts';
+import { eventId, logId } from '../ids.ts';
+import type { InventoryMeta } from './inventoryCommand.ts';
+import { levelKey, QTY_FIELDS, quantities, type Level, type Quantities } from './level.ts';
+
+export type InventoryChangeType = 'snapshot' | 'available_set' | 'available_delta' | 'levels_set' | 'levels_delta';
+
+export interface InventoryLog {
+  log_id: string;
+  shop: string;
+  product_id: string;
+  location_id: string;
+  barcode: string;
+  change_type: InventoryChangeType;
+  change_source: string;
+  before_data: Quantities | null;
+  after_data: Quantities;
+  changed_fields: string[];
+  idempotency_key: string | null;
+  inventory_as_of: string;
+  command_id: string;
+  created_at: string;
+}
+
+export interface WriteResult {
+  created: boolean;
+  changed: boolean;
+  /** The stock event this write emitted, if any (D18). */
+  stockEvent: 'stock_zero' | 'stock_restored' | null;
+}
+
+/**
+ * The levels a command reads and writes, applied line by line in request order (D6a): each write
+ * sees the previous ones. It turns writes into the final rows, the update logs of changed lines,
+ * and stock_zero / stock_restored events with their per-level seq (D18).
+ */
+export class LevelBook {
+  private readonly current: Map<string, Level>;
+  private readonly touched = new Set<string>();
+  readonly logs: InventoryLog[] = [];
+  readonly events: OutboxEvent[] = [];
+  private readonly command: InventoryMeta;
+  private nextLog: number;
+
+  constructor(levels: ReadonlyMap<string, Level>, command: InventoryMeta, firstLogIndex = 0) {
+    this.current = new Map(levels);
+    this.command = command;
+    this.nextLog = firstLogIndex;
+  }
+
+  get(productId: string, locationId: string): Level | undefined {
+    return this.current.get(levelKey(productId, locationId));
+  }
+
+  write(
+    target: { product_id: string; location_id: string; barcode: string },
+    next: Quantities,
+    changeType: InventoryChangeType,
+    opts: { absolute: boolean },
+  ): WriteResult {
+    const c = this.command;
+    const key = levelKey(target.product_id, target.location_id);
+    const before = this.current.get(key);
+    const changedFields = before ? QTY_FIELDS.filter((f) => before[f] !== next[f]) : [...QTY_FIELDS];
+    const changed = changedFields.length > 0;
+    const after: Level = {
+      shop: c.shop,
+      product_id: target.product_id,
+      location_id: target.location_id,
+      barcode: target.barcode,
+      ...next,
+      last_absolute_as_of: opts.absolute ? c.inventory_as_of : (before?.last_absolute_as_of ?? null),
+      stock_event_seq: before?.stock_event_seq ?? 0,
+      created_at: before?.created_at ?? c.received_at,
+      updated_at: changed ? c.received_at : (before?.updated_at ?? c.received_at),
+    };
+
+    let stockEvent: WriteResult['stockEvent'] = null;
+    if (before && before.available_qty > 0 && next.available_qty === 0) stockEvent = 'stock_zero';
+    if (before && before.available_qty === 0 && next.available_qty > 0) stockEvent = 'stock_restored';
+    if (stockEvent) after.stock_event_seq += 1;
+
+    this.current.set(key, after);
+    // A no-op absolute rewrite still moves last_absolute_as_of forward, so the row is written.
+    if (changed || opts.absolute) this.touched.add(key);
+    if (changed) {
+      this.logs.push({
+        log_id: logId(c.command_id, this.nextLog++),
+        shop: c.shop,
+        product_id: target.product_id,
+        location_id: target.location_id,
+        barcode: target.barcode,
+        change_type: changeType,
+        change_source: c.source_system,
+        before_data: before ? quantities(before) : null,
+        after_data: quantities(after),
+        changed_fields: changedFields,
+        idempotency_key: c.idempotency_key ?? null,
+        inventory_as_of: c.inventory_as_of,
+        command_id: c.command_id,
+        created_at: c.received_at,
+      });
+    }
+    if (stockEvent && before) this.events.push(this.stockEventFor(stockEvent, before, after, changeType));
+    return { created: !before, changed, stockEvent };
+  }
+
+  /** Final state of every level the command wrote, one per (product, location). */
+  rows(): Level[] {
+    return [...this.touched].map((k) => this.current.get(k) as Level);
+  }
+
+  private stockEventFor(kind: 'stock_zero' | 'stock_restored', before: Level, after: Level, changeType: InventoryChangeType): OutboxEvent {
+    const c = this.command;
+    const id = eventId(c.command_id, kind, `${after.product_id}|${after.location_id}|${after.stock_event_seq}`);
+    return {
+      event_id: id,
+      channel: kind,
+      key: c.shop,
+      headers: cloudEventHeaders(id, `com.retail-ingestion.inventory.${kind}.v1`, c.inventory_as_of, `${after.product_id}/${after.location_id}`),
+      payload: {
+        event_id: id,
+        event_type: kind,
+        schema_version: 1,
+        shop: c.shop,
+        product_id: after.product_id,
+        barcode: after.barcode,
+        location_id: after.location_id,
+        previous_available_qty: before.available_qty,
+        available_qty: after.available_qty,
+        on_hand_qty: after.on_hand_qty,
+        change_type: changeType,
+        source_system: c.source_system,
+        occurred_at: c.inventory_as_of,
+        command_id: c.command_id,
+        seq: after.stock_event_seq,
+      },
+      command_id: c.command_id,
+    };
+  }
+}

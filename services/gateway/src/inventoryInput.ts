@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import type { LocationRef } from '@ingest/domain';
+import { badRequest, unprocessable } from './errors.ts';
+
+const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
+
+/** D11: both forms -> 422 invalid_payload; neither -> 400. */
+export function locationRefOf(body: { location_id?: string; location?: { identifier_type: string; identifier_value: string } }, at = ''): LocationRef {
+  const hasId = body.location_id !== undefined;
+  const hasExt = body.location !== undefined;
+  if (hasId && hasExt) throw unprocessable('invalid_payload', `${at}location_id and ${at}location are mutually exclusive; send one`);
+  if (hasId) return { location_id: body.location_id as string };
+  if (hasExt) {
+    const l = body.location as { identifier_type: string; identifier_value: string };
+    return { location: { identifier_type: l.identifier_type, identifier_value: l.identifier_value } };
+  }
+  if (at) throw unprocessable('invalid_payload', `${at}location_id or ${at}location required`);
+  throw badRequest('location_id or location required');
+}
+
+/** The effective time of an inventory write (D3: defaulted here); far future is refused (D15b). */
+export function inventoryAsOf(value: string | undefined, now: Date): string {
+  if (value === undefined) return now.toISOString();
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) throw badRequest('inventory_as_of must be a valid date-time');
+  if (t - now.getTime() > FUTURE_TOLERANCE_MS) throw unprocessable('invalid_payload', 'inventory_as_of is more than 5 minutes in the future');
+  return new Date(t).toISOString();
+}
+
+/** D16: the calendar date of an instant in the business time zone, as YYYY-MM-DD. */
+export function businessDate(iso: string, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
+}
+
+/** D19: identifies a request's payload, so a reused idempotency_key with other content is reported. */
+export function payloadHash(payload: unknown): string {
+  return createHash('sha256').update(JSON.stringify(payload)).digest('hex');
+}

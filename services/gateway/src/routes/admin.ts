@@ -1,0 +1,40 @@
+import { Router, type Request, type Response } from 'express';
+import type { SchemaRegistry } from '@ingest/contracts';
+import { requireIngestSecret } from '../auth.ts';
+import { parseJsonObject } from '../body.ts';
+import { badRequest } from '../errors.ts';
+import { submitCommand, type SubmitDeps } from '../submit.ts';
+
+type Ext = { identifier_type: string; identifier_value: string };
+
+/** D14: the locations and channels registry, through the command log like every write (D1). */
+export function adminRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; ingestSecrets: string[]; bodyLimitBytes: number }): Router {
+  const router = Router();
+  const locationsBody = deps.schemas.validator<{ shop: string; locations: Array<{ location_id?: string; name: string; identifiers?: Ext[] }> }>(
+    'http/admin-locations.request.json',
+  );
+  const channelsBody = deps.schemas.validator<{ shop: string; channels: Array<{ channel_id?: string; name: string }> }>('http/admin-channels.request.json');
+  const auth = requireIngestSecret(deps.ingestSecrets);
+  const json = parseJsonObject(deps.bodyLimitBytes);
+
+  router.post('/api/admin/locations', auth, ...json, async (req: Request, res: Response) => {
+    const b = locationsBody(req.body);
+    if (!b.ok) throw badRequest(b.failure.message);
+    // An omitted id is chosen here and carried in the command (D3), so a replay keeps it.
+    const locations = b.value.locations.map((l) => ({
+      location_id: (l.location_id ?? deps.newId()).toLowerCase(),
+      name: l.name,
+      identifiers: l.identifiers ?? [],
+    }));
+    await submitCommand(deps, req, res, { kind: 'locations.register', shop: b.value.shop, payload: { locations } });
+  });
+
+  router.post('/api/admin/channels', auth, ...json, async (req: Request, res: Response) => {
+    const b = channelsBody(req.body);
+    if (!b.ok) throw badRequest(b.failure.message);
+    const channels = b.value.channels.map((c) => ({ channel_id: (c.channel_id ?? deps.newId()).toLowerCase(), name: c.name }));
+    await submitCommand(deps, req, res, { kind: 'channels.register', shop: b.value.shop, payload: { channels } });
+  });
+
+  return router;
+}

@@ -1,0 +1,151 @@
+import type { PoolClient } from '@ingest/db';
+import { levelKey, locationRefKey, type DailyRow, type InventoryLog, type Level, type LocationRef } from '@ingest/domain';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const QTY_COLS = 'on_hand_qty bigint, available_qty bigint, allocated_qty bigint, reserved_qty bigint, incoming_qty bigint';
+
+export async function loadProductIds(tx: PoolClient, shop: string, barcodes: string[]): Promise<Map<string, string>> {
+  if (barcodes.length === 0) return new Map();
+  const { rows } = await tx.query<{ barcode: string; product_id: string }>(
+    'SELECT barcode, product_id FROM public.products WHERE shop = $1 AND barcode = ANY($2::text[])',
+    [shop, barcodes],
+  );
+  return new Map(rows.map((r) => [r.barcode, r.product_id]));
+}
+
+/** The shop's location ids matching each ref (two statements at most, whatever the number of refs). */
+export async function loadLocationMatches(tx: PoolClient, shop: string, refs: LocationRef[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const ids = [...new Set(refs.flatMap((r) => ('location_id' in r ? [r.location_id] : [])))];
+  const exts = refs.flatMap((r) => ('location' in r ? [r.location] : []));
+  // A malformed id can never name a location: it stays unresolved, and never reaches a uuid cast.
+  const valid = ids.filter((id) => UUID.test(id));
+  if (valid.length) {
+    const { rows } = await tx.query<{ location_id: string }>(
+      'SELECT location_id FROM sot.locations WHERE shop = $1 AND location_id = ANY($2::uuid[])',
+      [shop, valid],
+    );
+    const found = new Set(rows.map((r) => r.location_id));
+    for (const id of valid) if (found.has(id.toLowerCase())) out.set(locationRefKey({ location_id: id }), [id.toLowerCase()]);
+  }
+  if (exts.length) {
+    const { rows } = await tx.query<{ identifier_type: string; identifier_value: string; location_id: string }>(
+      `SELECT i.identifier_type, i.identifier_value, i.location_id
+         FROM sot.location_identifiers i
+         JOIN unnest($2::text[], $3::text[]) AS r(t, v) ON i.identifier_type = r.t AND i.identifier_value = r.v
+        WHERE i.shop = $1`,
+      [shop, exts.map((e) => e.identifier_type), exts.map((e) => e.identifier_value)],
+    );
+    for (const r of rows) {
+      const key = locationRefKey({ location: { identifier_type: r.identifier_type, identifier_value: r.identifier_value } });
+      out.set(key, [...(out.get(key) ?? []), r.location_id]);
+    }
+  }
+  return out;
+}
+
+/** Current levels for the products x locations the command can touch, locked for the transaction. */
+export async function loadLevels(tx: PoolClient, shop: string, productIds: string[], locationIds: string[]): Promise<Map<string, Level>> {
+  if (productIds.length === 0 || locationIds.length === 0) return new Map();
+  const { rows } = await tx.query<Level & { last_absolute_as_of: Date | null; created_at: Date; updated_at: Date }>(
+    `SELECT shop, product_id, location_id, barcode, on_hand_qty, available_qty, allocated_qty, reserved_qty, incoming_qty,
+            last_absolute_as_of, stock_event_seq, created_at, updated_at
+       FROM sot.inventory_levels
+      WHERE shop = $1 AND product_id = ANY($2::uuid[]) AND location_id = ANY($3::uuid[])
+      FOR UPDATE`,
+    [shop, productIds, locationIds],
+  );
+  return new Map(
+    rows.map((r) => [
+      levelKey(r.product_id, r.location_id),
+      {
+        ...r,
+        last_absolute_as_of: r.last_absolute_as_of?.toISOString() ?? null,
+        created_at: r.created_at.toISOString(),
+        updated_at: r.updated_at.toISOString(),
+      },
+    ]),
+  );
+}
+
+export async function loadAppliedKey(tx: PoolClient, shop: string, key: string | undefined): Promise<{ payload_hash: string } | null> {
+  if (!key) return null;
+  const { rows } = await tx.query<{ payload_hash: string }>(
+    'SELECT payload_hash FROM agent_runtime.idempotency_keys WHERE shop = $1 AND idempotency_key = $2',
+    [shop, key],
+  );
+  return rows[0] ?? null;
+}
+
+export async function upsertLevels(tx: PoolClient, levels: Level[], commandId: string): Promise<void> {
+  if (levels.length === 0) return;
+  await tx.query(
+    `INSERT INTO sot.inventory_levels
+       (shop, product_id, location_id, barcode, on_hand_qty, available_qty, allocated_qty, reserved_qty, incoming_qty,
+        last_absolute_as_of, stock_event_seq, created_at, updated_at, last_command_id)
+     SELECT x.*, $2::uuid FROM jsonb_to_recordset($1::jsonb) AS x(shop text, product_id uuid, location_id uuid, barcode text,
+            ${QTY_COLS}, last_absolute_as_of timestamptz, stock_event_seq integer, created_at timestamptz, updated_at timestamptz)
+     ON CONFLICT (shop, product_id, location_id) DO UPDATE SET
+       on_hand_qty = EXCLUDED.on_hand_qty, available_qty = EXCLUDED.available_qty, allocated_qty = EXCLUDED.allocated_qty,
+       reserved_qty = EXCLUDED.reserved_qty, incoming_qty = EXCLUDED.incoming_qty,
+       last_absolute_as_of = EXCLUDED.last_absolute_as_of, stock_event_seq = EXCLUDED.stock_event_seq,
+       updated_at = EXCLUDED.updated_at, last_command_id = EXCLUDED.last_command_id`,
+    [
+      JSON.stringify(
+        levels.map((l) => ({
+          shop: l.shop, product_id: l.product_id, location_id: l.location_id, barcode: l.barcode,
+          on_hand_qty: l.on_hand_qty, available_qty: l.available_qty, allocated_qty: l.allocated_qty,
+          reserved_qty: l.reserved_qty, incoming_qty: l.incoming_qty, last_absolute_as_of: l.last_absolute_as_of,
+          stock_event_seq: l.stock_event_seq, created_at: l.created_at, updated_at: l.updated_at,
+        })),
+      ),
+      commandId,
+    ],
+  );
+}
+
+export async function insertInventoryLogs(tx: PoolClient, logs: InventoryLog[]): Promise<void> {
+  if (logs.length === 0) return;
+  await tx.query(
+    `INSERT INTO sot.inventory_update_logs
+       (log_id, shop, product_id, location_id, barcode, change_type, change_source, before_data, after_data,
+        changed_fields, idempotency_key, inventory_as_of, command_id, created_at)
+     SELECT log_id, shop, product_id, location_id, barcode, change_type, change_source, before_data, after_data,
+            ARRAY(SELECT jsonb_array_elements_text(changed_fields)), idempotency_key, inventory_as_of, command_id, created_at
+       FROM jsonb_to_recordset($1::jsonb) AS x(log_id uuid, shop text, product_id uuid, location_id uuid, barcode text,
+            change_type text, change_source text, before_data jsonb, after_data jsonb, changed_fields jsonb,
+            idempotency_key text, inventory_as_of timestamptz, command_id uuid, created_at timestamptz)`,
+    [JSON.stringify(logs)],
+  );
+}
+
+/** The snapshot endpoint owns its day's row: it overwrites (D16). */
+export async function upsertDailyRows(tx: PoolClient, rows: DailyRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(
+    `INSERT INTO sot.inventory_daily_snapshots
+       (shop, product_id, location_id, snapshot_date, barcode, on_hand_qty, available_qty, allocated_qty, reserved_qty,
+        incoming_qty, source, inventory_as_of, command_id)
+     SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(shop text, product_id uuid, location_id uuid, snapshot_date date,
+            barcode text, ${QTY_COLS}, source text, inventory_as_of timestamptz, command_id uuid)
+     ON CONFLICT (shop, product_id, location_id, snapshot_date) DO UPDATE SET
+       barcode = EXCLUDED.barcode, on_hand_qty = EXCLUDED.on_hand_qty, available_qty = EXCLUDED.available_qty,
+       allocated_qty = EXCLUDED.allocated_qty, reserved_qty = EXCLUDED.reserved_qty, incoming_qty = EXCLUDED.incoming_qty,
+       source = EXCLUDED.source, inventory_as_of = EXCLUDED.inventory_as_of, command_id = EXCLUDED.command_id`,
+    [JSON.stringify(rows)],
+  );
+}
+
+export async function recordIdempotencyKey(
+  tx: PoolClient,
+  shop: string,
+  key: { idempotency_key: string; payload_hash: string },
+  commandId: string,
+  at: string,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO agent_runtime.idempotency_keys (shop, idempotency_key, command_id, payload_hash, created_at)
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+    [shop, key.idempotency_key, commandId, key.payload_hash, at],
+  );
+}

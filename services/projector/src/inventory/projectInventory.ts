@@ -1,0 +1,69 @@
+import type { PoolClient } from '@ingest/db';
+import {
+  auditEvent,
+  decideAvailable,
+  decideLevels,
+  decideSnapshot,
+  resolveLocation,
+  locationRefKey,
+  type InventoryCommand,
+  type InventoryPlan,
+  type InventoryState,
+  type LocationRef,
+} from '@ingest/domain';
+import type { Projection } from '../projection.ts';
+import {
+  insertInventoryLogs,
+  loadAppliedKey,
+  loadLevels,
+  loadLocationMatches,
+  loadProductIds,
+  recordIdempotencyKey,
+  upsertDailyRows,
+  upsertLevels,
+} from './inventoryStore.ts';
+
+function refsOf(c: InventoryCommand): LocationRef[] {
+  return c.kind === 'inventory.levels' ? c.payload.lines.map((l) => l.location) : [c.payload.location];
+}
+
+/** load -> decide -> apply for endpoints 3, 4 and 5; a handful of statements whatever the line count. */
+export async function projectInventory(tx: PoolClient, c: InventoryCommand): Promise<Projection> {
+  const barcodes = [...new Set<string>(c.payload.lines.map((l) => l.barcode))];
+  const refs = refsOf(c);
+  const [products, locations] = await Promise.all([loadProductIds(tx, c.shop, barcodes), loadLocationMatches(tx, c.shop, refs)]);
+  const locationIds = [
+    ...new Set(refs.flatMap((r) => {
+      const res = resolveLocation(locations.get(locationRefKey(r)));
+      return res.ok ? [res.location_id] : [];
+    })),
+  ];
+  const isDelta = c.kind !== 'inventory.snapshot' && c.payload.mode === 'delta';
+  const state: InventoryState = {
+    products,
+    locations,
+    levels: await loadLevels(tx, c.shop, [...new Set(products.values())], locationIds),
+    appliedKey: isDelta ? await loadAppliedKey(tx, c.shop, c.idempotency_key) : null,
+  };
+
+  const plan = decide(state, c);
+  await upsertLevels(tx, plan.levels, c.command_id);
+  await insertInventoryLogs(tx, plan.logs);
+  await upsertDailyRows(tx, plan.daily);
+  if (plan.recordKey) await recordIdempotencyKey(tx, c.shop, plan.recordKey, c.command_id, c.received_at);
+  return {
+    reply: plan.reply,
+    events: [...plan.logs.map((l) => auditEvent('inventory_update_logs', { ...l })), ...plan.events],
+  };
+}
+
+function decide(state: InventoryState, c: InventoryCommand): InventoryPlan {
+  switch (c.kind) {
+    case 'inventory.snapshot':
+      return decideSnapshot(state, c);
+    case 'inventory.available':
+      return decideAvailable(state, c);
+    case 'inventory.levels':
+      return decideLevels(state, c);
+  }
+}

@@ -1,0 +1,49 @@
+import type { PoolClient } from '@ingest/db';
+import { decideRegisterChannels, decideRegisterLocations, type RegisterChannelsCommand, type RegisterLocationsCommand, type RegistryState } from '@ingest/domain';
+import type { Projection } from '../projection.ts';
+
+async function loadOwners(tx: PoolClient, table: 'sot.locations' | 'sot.channels', idColumn: string, ids: string[]): Promise<RegistryState> {
+  const { rows } = await tx.query<{ id: string; shop: string; created_at: Date }>(
+    `SELECT ${idColumn} AS id, shop, created_at FROM ${table} WHERE ${idColumn} = ANY($1::uuid[]) FOR UPDATE`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, { shop: r.shop, created_at: r.created_at.toISOString() }]));
+}
+
+export async function projectRegisterLocations(tx: PoolClient, c: RegisterLocationsCommand): Promise<Projection> {
+  const state = await loadOwners(tx, 'sot.locations', 'location_id', c.payload.locations.map((l) => l.location_id));
+  const plan = decideRegisterLocations(state, c);
+  if (plan.rows.length) {
+    await tx.query(
+      `INSERT INTO sot.locations (location_id, shop, name, created_at, updated_at, last_command_id)
+       SELECT id, shop, name, created_at, updated_at, $2::uuid
+         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, shop text, name text, created_at timestamptz, updated_at timestamptz)
+       ON CONFLICT (location_id) DO UPDATE SET name = EXCLUDED.name, updated_at = EXCLUDED.updated_at, last_command_id = EXCLUDED.last_command_id`,
+      [JSON.stringify(plan.rows), c.command_id],
+    );
+    // The identifier set of a registered location is replaced as a whole.
+    await tx.query('DELETE FROM sot.location_identifiers WHERE location_id = ANY($1::uuid[])', [plan.rows.map((r) => r.id)]);
+    await tx.query(
+      `INSERT INTO sot.location_identifiers (location_id, shop, identifier_type, identifier_value)
+       SELECT location_id, shop, identifier_type, identifier_value
+         FROM jsonb_to_recordset($1::jsonb) AS x(location_id uuid, shop text, identifier_type text, identifier_value text)`,
+      [JSON.stringify(plan.identifiers)],
+    );
+  }
+  return { reply: plan.reply, events: [] };
+}
+
+export async function projectRegisterChannels(tx: PoolClient, c: RegisterChannelsCommand): Promise<Projection> {
+  const state = await loadOwners(tx, 'sot.channels', 'channel_id', c.payload.channels.map((ch) => ch.channel_id));
+  const plan = decideRegisterChannels(state, c);
+  if (plan.rows.length) {
+    await tx.query(
+      `INSERT INTO sot.channels (channel_id, shop, name, created_at, updated_at, last_command_id)
+       SELECT id, shop, name, created_at, updated_at, $2::uuid
+         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, shop text, name text, created_at timestamptz, updated_at timestamptz)
+       ON CONFLICT (channel_id) DO UPDATE SET name = EXCLUDED.name, updated_at = EXCLUDED.updated_at, last_command_id = EXCLUDED.last_command_id`,
+      [JSON.stringify(plan.rows), c.command_id],
+    );
+  }
+  return { reply: plan.reply, events: [] };
+}
