@@ -41,8 +41,14 @@ function toolsInstall(spec) {
   if (status !== 0) throw new Error(`npm install ${spec} failed (exit ${status})`);
 }
 
+// Node runs .ts entry points natively (type stripping on by default) from 22.18 and 23.6.
+function canStripTypes(v) {
+  const [maj, min] = String(v).replace(/^v/, '').split('.').map(Number);
+  return maj >= 24 || (maj === 23 && min >= 6) || (maj === 22 && min >= 18);
+}
+
 function nodeBinary() {
-  if (major(process.versions.node) >= 22) return process.execPath;
+  if (canStripTypes(process.versions.node)) return process.execPath;
   const pkg = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
   const bin = join(tools, 'node_modules', pkg, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
   const ok = () => existsSync(bin) && major(spawnSync(bin, ['--version']).stdout?.toString() ?? '0') === NODE_MAJOR;

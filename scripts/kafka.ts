@@ -21,8 +21,7 @@ async function start(): Promise<number> {
   }
   console.log(`Kafka ready at ${address} (${kafka.source}). Use KAFKA_BROKERS=${address}. Ctrl-C to stop.`);
 
-  // scripts/bootstrap.mjs runs this file with spawnSync and does not forward signals: a SIGTERM sent to
-  // the wrapper kills only the wrapper. Treat "our parent went away" like a signal so the broker stops.
+  // If our parent goes away without a signal (killed with SIGKILL), stop the broker rather than orphan it.
   const parent = process.ppid;
   let watch: NodeJS.Timeout | undefined;
   const outcome = await new Promise<'signal' | 'orphaned' | 'exited'>((r) => {

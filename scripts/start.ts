@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { prepareInfra, REPO_ROOT } from '@ingest/devstack';
 import { runGateway } from '@ingest/gateway';
 import { runProjector } from '@ingest/projector';
-import { createLogger, onShutdown, readCommonConfig } from '@ingest/runtime';
+import { createLogger, createRegistry, onShutdown, readCommonConfig } from '@ingest/runtime';
 
 if (existsSync(join(REPO_ROOT, '.env'))) process.loadEnvFile(join(REPO_ROOT, '.env'));
 const log = createLogger({ name: 'ingest', level: readCommonConfig(process.env).logLevel });
@@ -14,8 +14,10 @@ const say = (msg: string) => log.info(msg);
 
 try {
   const infra = await prepareInfra(process.env, say);
-  const projector = await runProjector(infra.env, log.child({ service: 'projector' }));
-  const gateway = await runGateway(infra.env, log.child({ service: 'gateway' }));
+  // One process, one registry: the gateway's /metrics shows the projector and relay too.
+  const registry = createRegistry({ defaultMetrics: true });
+  const projector = await runProjector(infra.env, log.child({ component: 'projector' }), { registry });
+  const gateway = await runGateway(infra.env, log.child({ component: 'gateway' }), { registry });
   onShutdown(log, [
     ['gateway', () => gateway.stop()],
     ['projector', () => projector.stop()],

@@ -92,6 +92,10 @@ export function describeFirstError(errors: ErrorObject[], fieldOrder: string[] =
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
       return { message: `${base} must be ${String(params['comparison'])} ${String(params['limit'])}`, path: base, keyword: err.keyword };
+    case 'pattern':
+      // `\S`: a value of only blanks counts as missing.
+      if (params['pattern'] === '\\S') return { message: `${base} required`, path: base, keyword: 'required' };
+      return { message: `${base} has an invalid format`, path: base, keyword: err.keyword };
     case 'format':
       return { message: `${base} must be a valid ${String(params['format'])}`, path: base, keyword: err.keyword };
     default:

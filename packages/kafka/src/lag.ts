@@ -3,6 +3,8 @@ import type { Kafka } from 'kafkajs';
 export interface LagMonitor {
   /** Commands appended but not yet committed by the group, summed over partitions; null until known. */
   lag(): number | null;
+  /** The broker answered one of the last three polls. */
+  healthy(): boolean;
   stop(): Promise<void>;
 }
 
@@ -17,6 +19,8 @@ export async function startLagMonitor(
   const admin = kafka.admin();
   await admin.connect();
   let current: number | null = null;
+  let lastOk = 0;
+  const interval = opts.intervalMs ?? 2000;
   let stopped = false;
   const poll = async (): Promise<void> => {
     try {
@@ -31,15 +35,17 @@ export async function startLagMonitor(
         const from = c < 0 ? Number(e.low) : c;
         return sum + Math.max(0, Number(e.high) - from);
       }, 0);
+      lastOk = Date.now();
     } catch (err) {
       opts.onError?.(err);
     }
   };
   await poll();
-  const timer = setInterval(() => void (stopped ? undefined : poll()), opts.intervalMs ?? 2000);
+  const timer = setInterval(() => void (stopped ? undefined : poll()), interval);
   timer.unref();
   return {
     lag: () => current,
+    healthy: () => Date.now() - lastOk < 3 * interval + 1000,
     stop: async () => {
       stopped = true;
       clearInterval(timer);

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink, startLagMonitor } from '@ingest/kafka';
-import { ConfigError, createRegistry, envInt, envList, envString, readCommonConfig, type Logger } from '@ingest/runtime';
+import { ConfigError, createRegistry, envInt, envList, envString, readCommonConfig, type Logger, type Registry } from '@ingest/runtime';
 import { buildApp } from './app.ts';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
 import { createReplyWaiter } from './replies.ts';
@@ -37,12 +37,12 @@ function businessTimezone(env: NodeJS.ProcessEnv): string {
 }
 
 /** Wires the gateway's real parts from the environment and listens. */
-export async function runGateway(env: NodeJS.ProcessEnv, log: Logger): Promise<RunningGateway> {
+export async function runGateway(env: NodeJS.ProcessEnv, log: Logger, opts: { registry?: Registry } = {}): Promise<RunningGateway> {
   const common = readCommonConfig(env);
   const config = readGatewayConfig(env);
   const role = common.dbRole || undefined;
   const pool = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-gateway' });
-  const registry = createRegistry({ defaultMetrics: true });
+  const registry = opts.registry ?? createRegistry({ defaultMetrics: true });
   const kafka = createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-gateway', log: log.child({ component: 'kafka' }) });
   const sink = await createMessageSink(kafka);
   const replies = await createReplyWaiter({ pool, connectionString: common.databaseUrl, role, log });
@@ -65,6 +65,7 @@ export async function runGateway(env: NodeJS.ProcessEnv, log: Logger): Promise<R
     backlog,
     isReady: async () => ({
       database: await pool.query('SELECT 1').then(() => true, () => false),
+      kafka: backlog.healthy(),
     }),
   });
   const server: Server = await new Promise((resolve) => {

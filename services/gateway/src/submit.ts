@@ -4,7 +4,7 @@ import type { Pool } from '@ingest/db';
 import type { CommandKind } from '@ingest/domain';
 import { classifyKafkaError, type CommandLog } from '@ingest/kafka';
 import type { Logger } from '@ingest/runtime';
-import { unavailable } from './errors.ts';
+import { ApiError, unavailable } from './errors.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import type { ReplyWaiter } from './replies.ts';
 
@@ -56,7 +56,7 @@ export async function submitCommand(
     pending?.cancel();
     const failure = classifyKafkaError(err);
     log.warn({ failure }, 'command not appended');
-    if (failure.code === 'message_too_large') throw unavailable('request too large for the command log', 60);
+    if (failure.code === 'message_too_large') throw new ApiError(413, { ok: false, error: 'request too large for the command log' });
     throw unavailable('command log unavailable; retry later', 5);
   } finally {
     deps.metrics.produce.observe((performance.now() - produceStarted) / 1000);

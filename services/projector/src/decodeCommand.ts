@@ -13,6 +13,16 @@ const PAYLOAD_SCHEMA = {
 
 export type DecodeResult = { ok: true; command: Command } | { ok: false; error: string; commandId?: string; shop?: string };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Enough of a broken envelope to answer the caller that waits for it. */
+function idsOf(parsed: unknown): { commandId?: string; shop?: string } {
+  const o = (parsed ?? {}) as { command_id?: unknown; shop?: unknown };
+  return typeof o.command_id === 'string' && UUID.test(o.command_id)
+    ? { commandId: o.command_id, shop: typeof o.shop === 'string' ? o.shop : '' }
+    : {};
+}
+
 /** Parses and validates a command message against schemas/commands (envelope, then payload by kind). */
 export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | null) => DecodeResult {
   const envelope = schemas.validator<{ command_id: string; shop: string; kind: keyof typeof PAYLOAD_SCHEMA; payload: unknown }>(
@@ -29,7 +39,7 @@ export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | 
       return { ok: false, error: 'command is not JSON' };
     }
     const env = envelope(parsed);
-    if (!env.ok) return { ok: false, error: `invalid command envelope: ${env.failure.message}` };
+    if (!env.ok) return { ok: false, error: `invalid command envelope: ${env.failure.message}`, ...idsOf(parsed) };
     const ids = { commandId: env.value.command_id, shop: env.value.shop };
     const payload = payloads.get(env.value.kind)?.(env.value.payload);
     if (!payload?.ok) return { ok: false, error: `invalid ${env.value.kind} payload: ${payload?.failure.message}`, ...ids };

@@ -66,7 +66,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       // A malformed command can never succeed; answer its caller (if known) and move on.
       log.error({ ...at, error: decoded.error }, 'undecodable command skipped');
       applied.inc({ kind: 'unknown', outcome: 'rejected' });
-      if (decoded.commandId && decoded.shop) await recordFailure(decoded.commandId, decoded.shop, 'unknown', at, decoded.error);
+      if (decoded.commandId && decoded.shop !== undefined) await recordFailure(decoded.commandId, decoded.shop, 'unknown', at, decoded.error);
       return;
     }
     const c = decoded.command;
@@ -92,12 +92,20 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     }
   };
 
+  // Answers the waiting caller of a command that cannot be applied. It must never throw on the
+  // command's own data: a poison message that cannot even be recorded is logged and skipped, so
+  // it cannot stall the other shops of its partition.
   const recordFailure = async (commandId: string, shop: string, kind: string, at: CommandPosition, error: string) => {
-    await withTransaction(pool, async (tx) => {
-      const c = { command_id: commandId, shop, kind, received_at: new Date().toISOString() };
-      if (!(await claimCommand(tx, c, at))) return;
-      await storeResult(tx, c, { status: 500, body: { ok: false, error } });
-    });
+    try {
+      await withTransaction(pool, async (tx) => {
+        const c = { command_id: commandId, shop, kind, received_at: new Date().toISOString() };
+        if (!(await claimCommand(tx, c, at))) return;
+        await storeResult(tx, c, { status: 500, body: { ok: false, error } });
+      });
+    } catch (err) {
+      if (!isDeterministicDbError(err)) throw err;
+      log.error({ err, ...at, command_id: commandId }, 'poison command skipped: its failure could not be recorded');
+    }
   };
 
   const consumer: RunningConsumer = await runConsumer(deps.kafka, {

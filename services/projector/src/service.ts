@@ -11,11 +11,11 @@ export interface RunningProjector {
 }
 
 /** Wires the projector and the outbox relay from the environment. */
-export async function runProjector(env: NodeJS.ProcessEnv, log: Logger): Promise<RunningProjector> {
+export async function runProjector(env: NodeJS.ProcessEnv, log: Logger, opts: { registry?: Registry } = {}): Promise<RunningProjector> {
   const common = readCommonConfig(env);
   const role = common.dbRole || undefined;
   const pool = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-projector' });
-  const registry = createRegistry({ defaultMetrics: true });
+  const registry = opts.registry ?? createRegistry({ defaultMetrics: true });
   const kafka = createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-projector', log: log.child({ component: 'kafka' }) });
   const sink = await createMessageSink(kafka);
   const relay = await startRelay({ pool, connectionString: common.databaseUrl, role, sink, log: log.child({ component: 'relay' }), registry });

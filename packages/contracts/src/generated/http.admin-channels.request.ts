@@ -4,6 +4,9 @@
  * POST /api/admin/channels (D14).
  */
 export interface RegisterChannelsRequest {
+  /**
+   * Shop domain
+   */
   shop: string;
   /**
    * @minItems 1

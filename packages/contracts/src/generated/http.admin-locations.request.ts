@@ -4,6 +4,9 @@
  * POST /api/admin/locations (D14).
  */
 export interface RegisterLocationsRequest {
+  /**
+   * Shop domain
+   */
   shop: string;
   /**
    * @minItems 1

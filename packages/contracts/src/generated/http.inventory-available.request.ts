@@ -4,6 +4,9 @@
  * POST /api/ingest/inventory-available (endpoint 5). lines are checked per mode by inventory-available.{absolute,delta}-lines.json.
  */
 export interface InventoryAvailableRequest {
+  /**
+   * Shop domain
+   */
   shop: string;
   source_system: string;
   mode: 'absolute' | 'delta';

@@ -4,6 +4,9 @@
  * POST /api/inventory-levels/bulk-upsert (endpoint 3, D17). Each line names its own location.
  */
 export interface InventoryLevelsRequest {
+  /**
+   * Shop domain
+   */
   shop: string;
   source_system: string;
   mode: 'absolute' | 'delta';

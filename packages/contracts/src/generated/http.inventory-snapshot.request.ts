@@ -4,6 +4,9 @@
  * POST /api/ingest/inventory-snapshot (endpoint 4). lines are checked by inventory-snapshot.lines.json (422 on a bad line, D11).
  */
 export interface InventorySnapshotRequest {
+  /**
+   * Shop domain
+   */
   shop: string;
   source_system: string;
   /**

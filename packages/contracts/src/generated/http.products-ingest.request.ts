@@ -4,6 +4,9 @@
  * POST /api/ingest/products (shop in the body). Same command as the bulk upsert (D7).
  */
 export interface ProductsIngestRequest {
+  /**
+   * Shop domain
+   */
   shop: string;
   /**
    * @maxItems 10000
