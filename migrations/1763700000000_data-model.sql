@@ -40,6 +40,7 @@ CREATE TABLE public.product_update_logs (
   changed_fields text[] NOT NULL,
   change_source  text NOT NULL,
   command_id     uuid NOT NULL,
+  log_seq        integer NOT NULL,              -- order of the record within its command
   created_at     timestamptz NOT NULL
 );
 CREATE INDEX product_update_logs_shop_barcode_idx ON public.product_update_logs (shop, barcode, created_at);
@@ -127,6 +128,7 @@ CREATE TABLE sot.inventory_update_logs (
   idempotency_key text,
   inventory_as_of timestamptz NOT NULL,
   command_id      uuid NOT NULL,
+  log_seq         integer NOT NULL,             -- order of the record within its command
   created_at      timestamptz NOT NULL
 );
 CREATE INDEX inventory_update_logs_level_idx ON sot.inventory_update_logs (shop, product_id, location_id, created_at);
@@ -181,6 +183,7 @@ CREATE TABLE public.order_line_master_update_logs (
   idempotency_key     text,
   changed_by_user_id  uuid,
   command_id          uuid NOT NULL,
+  log_seq             integer NOT NULL,         -- order of the record within its command
   created_at          timestamptz NOT NULL
 );
 CREATE INDEX order_line_master_update_logs_line_idx ON public.order_line_master_update_logs (order_line_id, created_at);
@@ -264,7 +267,7 @@ CREATE VIEW agent_read.products AS
 
 CREATE VIEW agent_read.product_update_logs AS
   SELECT log_id, shop, product_id, barcode, change_type, before_data, after_data, changed_fields,
-         change_source, command_id, created_at
+         change_source, command_id, log_seq, created_at
     FROM public.product_update_logs;
 
 CREATE VIEW agent_read.inventory_levels AS
@@ -281,7 +284,7 @@ CREATE VIEW agent_read.inventory_daily_snapshots AS
 
 CREATE VIEW agent_read.inventory_update_logs AS
   SELECT log_id, shop, product_id, location_id, barcode, change_type, change_source, before_data,
-         after_data, changed_fields, idempotency_key, inventory_as_of, command_id, created_at
+         after_data, changed_fields, idempotency_key, inventory_as_of, command_id, log_seq, created_at
     FROM sot.inventory_update_logs;
 
 CREATE VIEW agent_read.order_line_master AS
@@ -296,7 +299,7 @@ CREATE VIEW agent_read.order_line_master AS
 CREATE VIEW agent_read.order_line_master_update_logs AS
   SELECT log_id, shop, order_line_id, source_system, transaction_id, transaction_line_id,
          line_instance_no, change_type, before_data, after_data, changed_fields, change_source,
-         ingest_run_id, idempotency_key, changed_by_user_id, command_id, created_at
+         ingest_run_id, idempotency_key, changed_by_user_id, command_id, log_seq, created_at
     FROM public.order_line_master_update_logs;
 
 -- Roles (D25). Roles are cluster-wide, so create them only once. -------------------------------

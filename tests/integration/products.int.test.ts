@@ -16,7 +16,7 @@ const ingest = (shop: string, products: unknown[]) =>
 async function logs(shop: string, barcode: string) {
   const { rows } = await p.db.query(
     `SELECT change_type, changed_fields, before_data, after_data, change_source, command_id
-       FROM agent_read.product_update_logs WHERE shop = $1 AND barcode = $2 ORDER BY created_at, log_id`,
+       FROM agent_read.product_update_logs WHERE shop = $1 AND barcode = $2 ORDER BY created_at, command_id, log_seq`,
     [shop, barcode],
   );
   return rows;

@@ -4,3 +4,4 @@ export { ConfigError, envString, envInt, envList } from './env.ts';
 export { onShutdown } from './shutdown.ts';
 export { readCommonConfig, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, type CommonConfig } from './commonConfig.ts';
 export { DEFAULT_TOPICS_NAMES } from './topicDefaults.ts';
+export { businessDate, previousDate, isTimeZone } from './businessDate.ts';

@@ -66,7 +66,7 @@ export function buildApp(deps: GatewayDeps): Express {
   );
   const ingest = { ...submit, schemas: deps.schemas, ingestSecrets: config.ingestSecrets, bodyLimitBytes: config.bodyLimitBytes };
   app.use(inventoryRoutes({ ...ingest, businessTimezone: config.businessTimezone }));
-  app.use(adminRoutes(ingest));
+  app.use(adminRoutes({ ...ingest, businessTimezone: config.businessTimezone }));
 
   app.use((req, _res, next) => next(notFound(`no route for ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.log));

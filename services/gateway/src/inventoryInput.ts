@@ -27,10 +27,7 @@ export function inventoryAsOf(value: string | undefined, now: Date): string {
   return new Date(t).toISOString();
 }
 
-/** D16: the calendar date of an instant in the business time zone, as YYYY-MM-DD. */
-export function businessDate(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
-}
+export { businessDate } from '@ingest/runtime';
 
 /** D19: identifies a request's payload, so a reused idempotency_key with other content is reported. */
 export function payloadHash(payload: unknown): string {

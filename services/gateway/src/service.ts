@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink, startLagMonitor } from '@ingest/kafka';
-import { ConfigError, createRegistry, envInt, envList, envString, readCommonConfig, type Logger, type Registry } from '@ingest/runtime';
+import { ConfigError, isTimeZone, createRegistry, envInt, envList, envString, readCommonConfig, type Logger, type Registry } from '@ingest/runtime';
 import { buildApp } from './app.ts';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
 import { createReplyWaiter } from './replies.ts';
@@ -28,11 +28,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig & { por
 
 function businessTimezone(env: NodeJS.ProcessEnv): string {
   const zone = envString(env, 'BUSINESS_TIMEZONE', DEFAULT_GATEWAY_CONFIG.businessTimezone);
-  try {
-    new Intl.DateTimeFormat('en-CA', { timeZone: zone });
-  } catch {
-    throw new ConfigError(`BUSINESS_TIMEZONE is not a known time zone: ${zone}`);
-  }
+  if (!isTimeZone(zone)) throw new ConfigError(`BUSINESS_TIMEZONE is not a known time zone: ${zone}`);
   return zone;
 }
 

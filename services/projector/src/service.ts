@@ -1,12 +1,14 @@
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool } from '@ingest/db';
-import { createKafka, createMessageSink } from '@ingest/kafka';
-import { createRegistry, envInt, envString, readCommonConfig, type Logger, type Registry } from '@ingest/runtime';
+import { createCommandLog, createKafka, createMessageSink } from '@ingest/kafka';
+import { ConfigError, createRegistry, envInt, envString, isTimeZone, readCommonConfig, type Logger, type Registry } from '@ingest/runtime';
+import { startDailyScheduler, type DailyScheduler } from './dailyScheduler.ts';
 import { startProjector } from './projector.ts';
 import { startRelay } from './relay.ts';
 
 export interface RunningProjector {
   registry: Registry;
+  scheduler: DailyScheduler;
   stop(): Promise<void>;
 }
 
@@ -29,9 +31,20 @@ export async function runProjector(env: NodeJS.ProcessEnv, log: Logger, opts: { 
     registry,
     partitionsConsumedConcurrently: envInt(env, 'PROJECTOR_CONCURRENCY', 3, 1),
   });
+  const timeZone = envString(env, 'BUSINESS_TIMEZONE', 'Asia/Tokyo');
+  if (!isTimeZone(timeZone)) throw new ConfigError(`BUSINESS_TIMEZONE is not a known time zone: ${timeZone}`);
+  const scheduler = startDailyScheduler({
+    pool,
+    commandLog: createCommandLog(sink, common.topics.commands),
+    log: log.child({ component: 'daily-scheduler' }),
+    timeZone,
+    intervalMs: envInt(env, 'DAILY_SNAPSHOT_CHECK_MS', 60_000, 1000),
+  });
   return {
     registry,
+    scheduler,
     stop: async () => {
+      scheduler.stop();
       await projector.stop();
       await relay.stop();
       await sink.close();

@@ -19,6 +19,8 @@ export interface InventoryLog {
   idempotency_key: string | null;
   inventory_as_of: string;
   command_id: string;
+  /** Order of the record within its command. */
+  log_seq: number;
   created_at: string;
 }
 
@@ -85,6 +87,7 @@ export class LevelBook {
     if (changed || opts.absolute) this.touched.add(key);
     if (changed) {
       this.logs.push({
+        log_seq: this.nextLog,
         log_id: logId(c.command_id, this.nextLog++),
         shop: c.shop,
         product_id: target.product_id,

@@ -14,6 +14,8 @@ export interface ProductLog {
   changed_fields: string[];
   change_source: string;
   command_id: string;
+  /** Order of the record within its command. */
+  log_seq: number;
   created_at: string;
 }
 
@@ -46,6 +48,7 @@ export function decideProductsUpsert(state: ProductsState, command: ProductsUpse
   const log = (p: Product, type: ProductChangeType, before: Product | null, fields: string[]): void => {
     logs.push({
       log_id: logId(commandId, logs.length),
+      log_seq: logs.length,
       shop,
       product_id: p.product_id,
       barcode: p.barcode,

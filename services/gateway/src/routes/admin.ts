@@ -4,11 +4,12 @@ import { requireIngestSecret } from '../auth.ts';
 import { parseJsonObject } from '../body.ts';
 import { badRequest } from '../errors.ts';
 import { submitCommand, type SubmitDeps } from '../submit.ts';
+import { businessDate } from '@ingest/runtime';
 
 type Ext = { identifier_type: string; identifier_value: string };
 
 /** D14: the locations and channels registry, through the command log like every write (D1). */
-export function adminRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; ingestSecrets: string[]; bodyLimitBytes: number }): Router {
+export function adminRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; ingestSecrets: string[]; bodyLimitBytes: number; businessTimezone: string }): Router {
   const router = Router();
   const locationsBody = deps.schemas.validator<{ shop: string; locations: Array<{ location_id?: string; name: string; identifiers?: Ext[] }> }>(
     'http/admin-locations.request.json',
@@ -34,6 +35,16 @@ export function adminRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; ingest
     if (!b.ok) throw badRequest(b.failure.message);
     const channels = b.value.channels.map((c) => ({ channel_id: (c.channel_id ?? deps.newId()).toLowerCase(), name: c.name }));
     await submitCommand(deps, req, res, { kind: 'channels.register', shop: b.value.shop, payload: { channels } });
+  });
+
+  const dailyBody = deps.schemas.validator<{ shop: string; snapshot_date?: string }>('http/admin-daily-snapshot.request.json');
+  // D16 on demand: the same command the daily scheduler appends, for one shop and date.
+  router.post('/api/admin/daily-snapshot', auth, ...json, async (req: Request, res: Response) => {
+    const b = dailyBody(req.body);
+    if (!b.ok) throw badRequest(b.failure.message);
+    const now = deps.now();
+    const snapshotDate = b.value.snapshot_date ?? businessDate(now, deps.businessTimezone);
+    await submitCommand(deps, req, res, { kind: 'inventory.daily_snapshot', shop: b.value.shop, payload: { snapshot_date: snapshotDate }, receivedAt: now });
   });
 
   return router;

@@ -109,12 +109,12 @@ export async function insertInventoryLogs(tx: PoolClient, logs: InventoryLog[]):
   await tx.query(
     `INSERT INTO sot.inventory_update_logs
        (log_id, shop, product_id, location_id, barcode, change_type, change_source, before_data, after_data,
-        changed_fields, idempotency_key, inventory_as_of, command_id, created_at)
+        changed_fields, idempotency_key, inventory_as_of, command_id, log_seq, created_at)
      SELECT log_id, shop, product_id, location_id, barcode, change_type, change_source, before_data, after_data,
-            ARRAY(SELECT jsonb_array_elements_text(changed_fields)), idempotency_key, inventory_as_of, command_id, created_at
+            ARRAY(SELECT jsonb_array_elements_text(changed_fields)), idempotency_key, inventory_as_of, command_id, log_seq, created_at
        FROM jsonb_to_recordset($1::jsonb) AS x(log_id uuid, shop text, product_id uuid, location_id uuid, barcode text,
             change_type text, change_source text, before_data jsonb, after_data jsonb, changed_fields jsonb,
-            idempotency_key text, inventory_as_of timestamptz, command_id uuid, created_at timestamptz)`,
+            idempotency_key text, inventory_as_of timestamptz, command_id uuid, log_seq integer, created_at timestamptz)`,
     [JSON.stringify(logs)],
   );
 }

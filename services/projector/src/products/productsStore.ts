@@ -47,12 +47,12 @@ export async function insertProductLogs(tx: PoolClient, logs: ProductLog[]): Pro
   await tx.query(
     `INSERT INTO public.product_update_logs
        (log_id, shop, product_id, barcode, change_type, before_data, after_data, changed_fields, change_source,
-        command_id, created_at)
+        command_id, log_seq, created_at)
      SELECT log_id, shop, product_id, barcode, change_type, before_data, after_data,
-            ARRAY(SELECT jsonb_array_elements_text(changed_fields)), change_source, command_id, created_at
+            ARRAY(SELECT jsonb_array_elements_text(changed_fields)), change_source, command_id, log_seq, created_at
        FROM jsonb_to_recordset($1::jsonb) AS x(log_id uuid, shop text, product_id uuid, barcode text,
             change_type text, before_data jsonb, after_data jsonb, changed_fields jsonb, change_source text,
-            command_id uuid, created_at timestamptz)`,
+            command_id uuid, log_seq integer, created_at timestamptz)`,
     [JSON.stringify(logs)],
   );
 }

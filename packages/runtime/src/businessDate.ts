@@ -1,0 +1,20 @@
+/** D16: the calendar date of an instant in the business time zone, as YYYY-MM-DD. */
+export function businessDate(instant: string | Date, timeZone: string): string {
+  const d = typeof instant === 'string' ? new Date(instant) : instant;
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(d);
+}
+
+/** The calendar day before a YYYY-MM-DD date. */
+export function previousDate(date: string): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d - 1)).toISOString().slice(0, 10);
+}
+
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
