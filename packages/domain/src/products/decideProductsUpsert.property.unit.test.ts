@@ -32,7 +32,7 @@ const cmd = (id: string, items: ProductsUpsertCommand['payload']['items']): Prod
   source: { endpoint: '/api/ingest/products' },
   payload: { response: 'bulk_upsert', items },
 });
-const withoutIds = (logs: ProductLog[]) => logs.map(({ log_id: _l, command_id: _c, ...rest }) => rest);
+const withoutIds = (logs: ProductLog[]) => logs.map(({ log_id: _l, command_id: _c, log_seq: _s, ...rest }) => rest);
 
 describe('decideProductsUpsert, D6a property', () => {
   it('a batch equals its items applied one by one', () => {
