@@ -1,6 +1,7 @@
 import type { ProductsUpsertPayload } from '@ingest/contracts/types';
 import type { InventoryCommand } from './inventory/inventoryCommand.ts';
 import type { RegisterChannelsCommand, RegisterLocationsCommand } from './registry/decideRegistry.ts';
+import type { OrderLinesUpsertCommand } from './orders/decideOrderLines.ts';
 
 /** Fields every command carries; decided by the gateway (D3). */
 export interface CommandMeta {
@@ -26,7 +27,8 @@ export type Command =
   | RegisterLocationsCommand
   | RegisterChannelsCommand
   | InventoryCommand
-  | DailySnapshotCommand;
+  | DailySnapshotCommand
+  | OrderLinesUpsertCommand;
 export type CommandKind = Command['kind'];
 
 /** What a decider returns to the caller: an HTTP status and the spec's body (D6). */

@@ -36,3 +36,15 @@ export {
   type RegistryState,
   type LocationIdentifier,
 } from './registry/decideRegistry.ts';
+export { orderLineId } from './ids.ts';
+export { ORDER_LINE_FIELDS, KEY_FIELDS, orderLineKey, orderLineData, type OrderLine, type OrderLineField } from './orders/orderLine.ts';
+export { validateRow, type RowProblem } from './orders/validateRow.ts';
+export { toDecimal, withinTolerance } from './orders/decimal.ts';
+export {
+  decideOrderLines,
+  type OrderLinesUpsertCommand,
+  type OrderLinesState,
+  type OrderLinesPlan,
+  type OrderLineLog,
+  type OrderLineChangeType,
+} from './orders/decideOrderLines.ts';

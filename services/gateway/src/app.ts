@@ -12,6 +12,7 @@ import { commandRoutes } from './routes/commands.ts';
 import { healthRoutes } from './routes/health.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { inventoryRoutes } from './routes/inventory.ts';
+import { orderLineRoutes } from './routes/orderLines.ts';
 import { productRoutes } from './routes/products.ts';
 import { removedRoutes } from './routes/removed.ts';
 import { defaultIds } from './submit.ts';
@@ -67,6 +68,7 @@ export function buildApp(deps: GatewayDeps): Express {
   const ingest = { ...submit, schemas: deps.schemas, ingestSecrets: config.ingestSecrets, bodyLimitBytes: config.bodyLimitBytes };
   app.use(inventoryRoutes({ ...ingest, businessTimezone: config.businessTimezone }));
   app.use(adminRoutes({ ...ingest, businessTimezone: config.businessTimezone }));
+  app.use(orderLineRoutes(ingest));
 
   app.use((req, _res, next) => next(notFound(`no route for ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.log));

@@ -9,6 +9,7 @@ const PAYLOAD_SCHEMA = {
   'inventory.available': 'commands/inventory-available.json',
   'inventory.levels': 'commands/inventory-levels.json',
   'inventory.daily_snapshot': 'commands/daily-snapshot.json',
+  'order_lines.upsert': 'commands/order-lines-upsert.json',
 } as const satisfies Record<Command['kind'], string>;
 
 export type DecodeResult = { ok: true; command: Command } | { ok: false; error: string; commandId?: string; shop?: string };

@@ -3,6 +3,7 @@ import type { Command } from '@ingest/domain';
 import { projectDailySnapshot } from './inventory/projectDailySnapshot.ts';
 import { projectInventory } from './inventory/projectInventory.ts';
 import type { Projection } from './projection.ts';
+import { projectOrderLines } from './orders/projectOrderLines.ts';
 import { projectProductsUpsert } from './products/projectProductsUpsert.ts';
 import { projectRegisterChannels, projectRegisterLocations } from './registry/projectRegistry.ts';
 
@@ -24,6 +25,8 @@ export async function projectCommand(tx: PoolClient, command: Command): Promise<
       return projectInventory(tx, command);
     case 'inventory.daily_snapshot':
       return projectDailySnapshot(tx, command);
+    case 'order_lines.upsert':
+      return projectOrderLines(tx, command);
     default: {
       const _exhaustive: never = kind;
       throw new Error(`unknown command kind ${String(_exhaustive)}`);

@@ -15,7 +15,8 @@ export interface CommandEnvelope {
     | 'inventory.snapshot'
     | 'inventory.available'
     | 'inventory.levels'
-    | 'inventory.daily_snapshot';
+    | 'inventory.daily_snapshot'
+    | 'order_lines.upsert';
   shop: string;
   received_at: string;
   source: {

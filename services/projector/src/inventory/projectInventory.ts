@@ -31,7 +31,9 @@ function refsOf(c: InventoryCommand): LocationRef[] {
 export async function projectInventory(tx: PoolClient, c: InventoryCommand): Promise<Projection> {
   const barcodes = [...new Set<string>(c.payload.lines.map((l) => l.barcode))];
   const refs = refsOf(c);
-  const [products, locations] = await Promise.all([loadProductIds(tx, c.shop, barcodes), loadLocationMatches(tx, c.shop, refs)]);
+  // One client runs one statement at a time: sequential awaits, not Promise.all.
+  const products = await loadProductIds(tx, c.shop, barcodes);
+  const locations = await loadLocationMatches(tx, c.shop, refs);
   const locationIds = [
     ...new Set(refs.flatMap((r) => {
       const res = resolveLocation(locations.get(locationRefKey(r)));

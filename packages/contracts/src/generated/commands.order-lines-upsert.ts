@@ -1,0 +1,13 @@
+// Generated from schemas/commands/order-lines-upsert.json by scripts/gen-types.ts. Do not edit.
+
+export interface OrderLinesUpsertPayload {
+  /**
+   * The rows as received; each is checked by the decider (D20)
+   */
+  rows: unknown[];
+  dry_run: boolean;
+  change_source: string;
+  ingest_run_id: string | null;
+  idempotency_key: string | null;
+  changed_by_user_id: string | null;
+}
