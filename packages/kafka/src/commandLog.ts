@@ -1,9 +1,11 @@
 import type { MessageSink } from './producer.ts';
 
+/** A command envelope (schemas/commands/envelope.json); the port needs its id, kind and shop. */
 export interface CommandEnvelopeLike {
   command_id: string;
   kind: string;
   shop: string;
+  [field: string]: unknown;
 }
 
 export interface CommandLog {

@@ -39,7 +39,7 @@ export function startDailyScheduler(deps: {
         received_at: now().toISOString(),
         source: { endpoint: 'scheduler' },
         payload: { snapshot_date: date },
-      } as { command_id: string; kind: string; shop: string });
+      });
     }
     if (rows.length) deps.log.info({ snapshot_date: date, shops: rows.length }, 'daily snapshot commands appended');
     return rows.length;
