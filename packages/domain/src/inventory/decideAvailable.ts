@@ -1,8 +1,8 @@
-import { describeRef, locationRefKey, resolveLocation } from './location.ts';
+import { locationRefKey, resolveLocation } from './location.ts';
 import type { InventoryAvailableCommand } from './inventoryCommand.ts';
 import { isBefore, quantities, ZERO } from './level.ts';
 import { LevelBook } from './levelBook.ts';
-import { rejected, reuseWarnings, type InventoryPlan, type InventoryState, type StaleLine, type Unresolved } from './inventoryState.ts';
+import { dedupedPlan, locationRejection, newTally, tallyBody, type InventoryPlan, type InventoryState } from './inventoryState.ts';
 
 /**
  * Endpoint 5: only available_qty changes. A missing level is created with on_hand_qty 0; a delta
@@ -12,38 +12,21 @@ import { rejected, reuseWarnings, type InventoryPlan, type InventoryState, type 
 export function decideAvailable(state: InventoryState, command: InventoryAvailableCommand): InventoryPlan {
   const { payload } = command;
   const where = resolveLocation(state.locations.get(locationRefKey(payload.location)));
-  if (!where.ok) return rejected(422, where.reason, `${describeRef(payload.location)} ${where.reason === 'location_ambiguous' ? 'matches several locations' : 'is not a location of this shop'}`);
+  if (!where.ok) return locationRejection(payload.location, where.reason);
   const locationId = where.location_id;
   const delta = payload.mode === 'delta';
   const key = command.idempotency_key;
 
   const base = { ok: true, mode: payload.mode, shop: command.shop, location_id: locationId, lines_processed: payload.lines.length };
-  if (delta && key && state.appliedKey) {
-    const warnings = reuseWarnings(state.appliedKey.payload_hash, command.payload_hash, key);
-    return {
-      levels: [], logs: [], daily: [], events: [], recordKey: null,
-      reply: {
-        status: 200,
-        body: {
-          ...base, lines_updated: 0, lines_unchanged: 0, lines_unresolved: 0, lines_clamped: 0,
-          lines_deduped: payload.lines.length, lines_stale: 0, unresolved: [], clamped: [], stale: [],
-          ...(warnings.length ? { warnings } : {}),
-        },
-      },
-    };
-  }
+  if (delta && key && state.appliedKey) return dedupedPlan(base, payload.lines.length, state.appliedKey, command);
 
   const book = new LevelBook(state.levels, command);
-  const unresolved: Unresolved[] = [];
-  const clamped: Array<{ barcode: string; computed: number; set: number }> = [];
-  const stale: StaleLine[] = [];
-  let updated = 0;
-  let unchanged = 0;
+  const t = newTally();
 
   for (const line of payload.lines) {
     const productId = state.products.get(line.barcode);
     if (!productId) {
-      unresolved.push({ barcode: line.barcode, reason: 'product_not_found' });
+      t.unresolved.push({ barcode: line.barcode, reason: 'product_not_found' });
       continue;
     }
     const level = book.get(productId, locationId);
@@ -52,10 +35,13 @@ export function decideAvailable(state: InventoryState, command: InventoryAvailab
     if ('available_delta' in line) {
       const computed = current.available_qty + line.available_delta;
       available = Math.max(0, computed);
-      if (computed < 0) clamped.push({ barcode: line.barcode, computed, set: available });
+      if (computed < 0) {
+        t.clamped.push({ barcode: line.barcode, computed, set: available });
+        t.clampedLines++;
+      }
     } else {
       if (level?.last_absolute_as_of && isBefore(command.inventory_as_of, level.last_absolute_as_of)) {
-        stale.push({ barcode: line.barcode, location_id: locationId, stored_as_of: level.last_absolute_as_of });
+        t.stale.push({ barcode: line.barcode, location_id: locationId, stored_as_of: level.last_absolute_as_of });
         continue;
       }
       available = line.available_qty;
@@ -66,8 +52,8 @@ export function decideAvailable(state: InventoryState, command: InventoryAvailab
       delta ? 'available_delta' : 'available_set',
       { absolute: !delta },
     );
-    if (w.changed) updated++;
-    else unchanged++;
+    if (w.changed) t.updated++;
+    else t.unchanged++;
   }
 
   return {
@@ -76,20 +62,6 @@ export function decideAvailable(state: InventoryState, command: InventoryAvailab
     daily: [],
     events: book.events,
     recordKey: delta && key ? { idempotency_key: key, payload_hash: command.payload_hash } : null,
-    reply: {
-      status: 200,
-      body: {
-        ...base,
-        lines_updated: updated,
-        lines_unchanged: unchanged,
-        lines_unresolved: unresolved.length,
-        lines_clamped: clamped.length,
-        lines_deduped: 0,
-        lines_stale: stale.length,
-        unresolved,
-        clamped,
-        stale,
-      },
-    },
+    reply: { status: 200, body: tallyBody(base, t) },
   };
 }

@@ -1,8 +1,8 @@
-import { describeRef, locationRefKey, resolveLocation } from './location.ts';
+import { locationRefKey, resolveLocation } from './location.ts';
 import type { InventorySnapshotCommand } from './inventoryCommand.ts';
 import { isBefore, type Quantities } from './level.ts';
 import { LevelBook } from './levelBook.ts';
-import { rejected, type DailyRow, type InventoryPlan, type InventoryState, type StaleLine, type Unresolved } from './inventoryState.ts';
+import { locationRejection, type DailyRow, type InventoryPlan, type InventoryState, type StaleLine, type Unresolved } from './inventoryState.ts';
 
 /**
  * Endpoint 4: the absolute stock of one location. Levels and the day's snapshot row are upserted;
@@ -13,7 +13,7 @@ import { rejected, type DailyRow, type InventoryPlan, type InventoryState, type 
 export function decideSnapshot(state: InventoryState, command: InventorySnapshotCommand): InventoryPlan {
   const { payload } = command;
   const where = resolveLocation(state.locations.get(locationRefKey(payload.location)));
-  if (!where.ok) return rejected(422, where.reason, `${describeRef(payload.location)} ${where.reason === 'location_ambiguous' ? 'matches several locations' : 'is not a location of this shop'}`);
+  if (!where.ok) return locationRejection(payload.location, where.reason);
   const locationId = where.location_id;
 
   const book = new LevelBook(state.levels, command);

@@ -2,6 +2,7 @@ import type { OutboxEvent } from '../events.ts';
 import type { Reply } from '../commands.ts';
 import type { Level, Quantities } from './level.ts';
 import type { InventoryLog } from './levelBook.ts';
+import { describeRef, type LocationRef } from './location.ts';
 
 /** What the shell loads before an inventory decider runs. */
 export interface InventoryState {
@@ -53,9 +54,65 @@ export function rejected(status: number, errorKind: string, error: string): Inve
   return { levels: [], logs: [], daily: [], events: [], recordKey: null, reply: { status, body: { ok: false, error_kind: errorKind, error } } };
 }
 
-/** D19: the warning of a delta request whose key was applied with another payload. */
-export function reuseWarnings(appliedHash: string, hash: string, key: string): Array<Record<string, string>> {
-  return appliedHash === hash
-    ? []
-    : [{ code: 'idempotency_key_reused', message: `idempotency_key ${key} was already applied with a different payload; nothing was applied` }];
+/** D14: a request-level location that does not resolve refuses the whole command. */
+export function locationRejection(ref: LocationRef, reason: 'location_unresolved' | 'location_ambiguous'): InventoryPlan {
+  return rejected(422, reason, `${describeRef(ref)} ${reason === 'location_ambiguous' ? 'matches several locations' : 'is not a location of this shop'}`);
+}
+
+/** What the line loop of endpoints 3 and 5 counts. */
+export interface LineTally {
+  updated: number;
+  unchanged: number;
+  unresolved: Unresolved[];
+  clamped: unknown[];
+  clampedLines: number;
+  stale: StaleLine[];
+}
+
+export function newTally(): LineTally {
+  return { updated: 0, unchanged: 0, unresolved: [], clamped: [], clampedLines: 0, stale: [] };
+}
+
+/** The response body of endpoints 3 and 5 (D15a: lines_unchanged, D15b: lines_stale are added fields). */
+export function tallyBody(base: Record<string, unknown>, t: LineTally, deduped = 0): Record<string, unknown> {
+  return {
+    ...base,
+    lines_updated: t.updated,
+    lines_unchanged: t.unchanged,
+    lines_unresolved: t.unresolved.length,
+    lines_clamped: t.clampedLines,
+    lines_deduped: deduped,
+    lines_stale: t.stale.length,
+    unresolved: t.unresolved,
+    clamped: t.clamped,
+    stale: t.stale,
+  };
+}
+
+/**
+ * D19: a delta request whose idempotency_key was already applied changes nothing and counts every
+ * line as deduped; with another payload than the first, it also carries a reuse warning.
+ */
+export function dedupedPlan(
+  base: Record<string, unknown>,
+  lineCount: number,
+  applied: { payload_hash: string },
+  command: { payload_hash: string; idempotency_key?: string },
+  extra: Record<string, unknown> = {},
+): InventoryPlan {
+  const reused = applied.payload_hash !== command.payload_hash;
+  const warnings = [
+    {
+      code: 'idempotency_key_reused',
+      message: `idempotency_key ${command.idempotency_key ?? ''} was already applied with a different payload; nothing was applied`,
+    },
+  ];
+  return {
+    levels: [],
+    logs: [],
+    daily: [],
+    events: [],
+    recordKey: null,
+    reply: { status: 200, body: { ...tallyBody(base, newTally(), lineCount), ...extra, ...(reused ? { warnings } : {}) } },
+  };
 }
