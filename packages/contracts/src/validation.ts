@@ -32,6 +32,8 @@ export class SchemaRegistry {
   constructor(schemasDir: string = SCHEMAS_DIR) {
     this.ajv = new Ajv({ strict: true, allErrors: true, removeAdditional: true, useDefaults: false });
     addFormats(this.ajv);
+    // ajv-formats' uuid also accepts `urn:uuid:...`, which a PostgreSQL uuid column refuses.
+    this.ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
     for (const group of readdirSync(schemasDir)) {
       for (const file of readdirSync(join(schemasDir, group)).filter((f) => f.endsWith('.json'))) {
         this.ajv.addSchema(JSON.parse(readFileSync(join(schemasDir, group, file), 'utf8')) as object);

@@ -48,3 +48,4 @@ export {
   type OrderLineLog,
   type OrderLineChangeType,
 } from './orders/decideOrderLines.ts';
+export { parseInstant } from './instant.ts';

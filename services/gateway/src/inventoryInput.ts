@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { LocationRef } from '@ingest/domain';
+import { parseInstant, type LocationRef } from '@ingest/domain';
 import { badRequest, unprocessable } from './errors.ts';
 
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
@@ -21,15 +21,30 @@ export function locationRefOf(body: { location_id?: string; location?: { identif
 /** The effective time of an inventory write (D3: defaulted here); far future is refused (D15b). */
 export function inventoryAsOf(value: string | undefined, now: Date): string {
   if (value === undefined) return now.toISOString();
-  const t = Date.parse(value);
-  if (Number.isNaN(t)) throw badRequest('inventory_as_of must be a valid date-time');
+  const at = parseInstant(value);
+  if (at === null) throw badRequest('inventory_as_of must be a valid date-time');
+  const t = Date.parse(at);
   if (t - now.getTime() > FUTURE_TOLERANCE_MS) throw unprocessable('invalid_payload', 'inventory_as_of is more than 5 minutes in the future');
-  return new Date(t).toISOString();
+  return at;
 }
 
 export { businessDate } from '@ingest/runtime';
 
-/** D19: identifies a request's payload, so a reused idempotency_key with other content is reported. */
+/**
+ * D19: identifies a request's payload, so a reused idempotency_key with other content is reported.
+ * Canonical JSON (object keys sorted): the same content in another key order is the same payload.
+ */
 export function payloadHash(payload: unknown): string {
-  return createHash('sha256').update(JSON.stringify(payload)).digest('hex');
+  return createHash('sha256').update(canonicalJson(payload)).digest('hex');
+}
+
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v);
 }

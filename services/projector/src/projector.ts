@@ -21,10 +21,14 @@ export interface Projector {
   stop(): Promise<void>;
 }
 
-/** Postgres errors a retry cannot fix: the command's data itself is at fault. */
+/**
+ * Postgres errors a retry cannot fix: the command's data itself is at fault (22 data exception,
+ * 23 integrity, 54 program limit such as an index row too large). Validation should have refused
+ * such data at the edge; this keeps one bad command from stalling its partition if it did not.
+ */
 function isDeterministicDbError(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && /^(22|23)/.test(code);
+  return typeof code === 'string' && /^(22|23|54)/.test(code);
 }
 
 /**

@@ -81,11 +81,11 @@ export function decideOrderLines(state: OrderLinesState, c: OrderLinesUpsertComm
   let rejected = 0;
 
   p.rows.forEach((raw, i) => {
-    const { line, errors: rowErrors } = validateRow(raw, i);
-    if (line && !state.channels.has(line.channel_id))
-      rowErrors.push({ row_index: i, field: 'channel_id', code: 'channel_not_found', message: `channel_id ${line.channel_id} is not a channel of this shop` });
-    if (line && !state.locations.has(line.location_id))
-      rowErrors.push({ row_index: i, field: 'location_id', code: 'location_not_found', message: `location_id ${line.location_id} is not a location of this shop` });
+    const { line, errors: rowErrors, ids } = validateRow(raw, i);
+    if (ids.channel_id && !state.channels.has(ids.channel_id))
+      rowErrors.push({ row_index: i, field: 'channel_id', code: 'channel_not_found', message: `channel_id ${ids.channel_id} is not a channel of this shop` });
+    if (ids.location_id && !state.locations.has(ids.location_id))
+      rowErrors.push({ row_index: i, field: 'location_id', code: 'location_not_found', message: `location_id ${ids.location_id} is not a location of this shop` });
     if (!line || rowErrors.length) {
       errors.push(...rowErrors);
       rejected++;

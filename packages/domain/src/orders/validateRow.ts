@@ -1,3 +1,4 @@
+import { parseInstant } from '../instant.ts';
 import { formatDifference, toDecimal, withinTolerance } from './decimal.ts';
 import type { OrderLine } from './orderLine.ts';
 
@@ -10,8 +11,8 @@ export interface RowProblem {
 
 const TOLERANCE = toDecimal(0.01)!;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-// ISO 8601 date-time with a time zone (Z or an offset); the instant it names must exist.
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+// Key fields and the barcode are indexed: bounded so an index row always fits (PostgreSQL ~2.7 kB).
+const MAX_KEY_CHARS = 128;
 
 type Parsed = Omit<OrderLine, 'order_line_id' | 'shop' | 'created_at' | 'updated_at'>;
 
@@ -20,19 +21,27 @@ type Parsed = Omit<OrderLine, 'order_line_id' | 'shop' | 'created_at' | 'updated
  * code; the amount identities are exact within an inclusive 0.01 (D20a). Registry and product
  * checks need state and are made by the decider.
  */
-export function validateRow(raw: unknown, rowIndex: number): { line: Parsed | null; errors: RowProblem[] } {
+export interface ValidatedRow {
+  line: Parsed | null;
+  errors: RowProblem[];
+  /** Well-formed registry ids, even when the row has other problems: the decider checks them too (D20). */
+  ids: { channel_id?: string; location_id?: string };
+}
+
+export function validateRow(raw: unknown, rowIndex: number): ValidatedRow {
   const errors: RowProblem[] = [];
   const fail = (field: string, code: string, message: string) => errors.push({ row_index: rowIndex, field, code, message });
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     fail('', 'invalid_type', 'row must be an object');
-    return { line: null, errors };
+    return { line: null, errors, ids: {} };
   }
   const r = raw as Record<string, unknown>;
   const present = (f: string) => r[f] !== undefined && r[f] !== null;
 
-  const text = (f: string): string | undefined => {
+  const text = (f: string, maxChars = 1000): string | undefined => {
     if (!present(f) || r[f] === '') return void fail(f, 'required', `${f} is required`);
     if (typeof r[f] !== 'string') return void fail(f, 'invalid_type', `${f} must be a string`);
+    if (r[f].length > maxChars) return void fail(f, 'invalid_value', `${f} must be at most ${maxChars} characters`);
     return r[f];
   };
   const optionalText = (f: string): string | null | undefined => {
@@ -48,9 +57,9 @@ export function validateRow(raw: unknown, rowIndex: number): { line: Parsed | nu
   const instant = (f: string, required: boolean): string | null | undefined => {
     if (!present(f)) return required ? void fail(f, 'required', `${f} is required`) : null;
     if (typeof r[f] !== 'string') return void fail(f, 'invalid_type', `${f} must be an ISO 8601 date-time string`);
-    const t = Date.parse(r[f]);
-    if (!DATE_TIME.test(r[f]) || Number.isNaN(t)) return void fail(f, 'invalid_value', `${f} must be an ISO 8601 date-time with a time zone`);
-    return new Date(t).toISOString();
+    const at = parseInstant(r[f]);
+    if (at === null) return void fail(f, 'invalid_value', `${f} must be an ISO 8601 date-time with a time zone, in years 1 to 9999`);
+    return at;
   };
   const uuid = (f: string): string | undefined => {
     const v = text(f);
@@ -59,16 +68,16 @@ export function validateRow(raw: unknown, rowIndex: number): { line: Parsed | nu
     return v.toLowerCase();
   };
 
-  const source_system = text('source_system');
-  const transaction_id = text('transaction_id');
-  const transaction_line_id = text('transaction_line_id');
+  const source_system = text('source_system', MAX_KEY_CHARS);
+  const transaction_id = text('transaction_id', MAX_KEY_CHARS);
+  const transaction_line_id = text('transaction_line_id', MAX_KEY_CHARS);
   let line_instance_no: number | undefined;
   if (!present('line_instance_no')) fail('line_instance_no', 'required', 'line_instance_no is required');
   else if (typeof r['line_instance_no'] !== 'number') fail('line_instance_no', 'invalid_type', 'line_instance_no must be an integer');
   else if (!Number.isInteger(r['line_instance_no']) || r['line_instance_no'] < 1 || r['line_instance_no'] > 2147483647)
     fail('line_instance_no', 'invalid_value', 'line_instance_no must be an integer >= 1');
   else line_instance_no = r['line_instance_no'];
-  const barcode = text('barcode');
+  const barcode = text('barcode', MAX_KEY_CHARS);
   const ordered_at = instant('ordered_at', true);
   const currency = text('currency');
   let is_test: boolean | undefined;
@@ -97,7 +106,8 @@ export function validateRow(raw: unknown, rowIndex: number): { line: Parsed | nu
   if (taxRate !== undefined && (taxRate < 0 || taxRate > 1)) fail('tax_rate', 'tax_rate_out_of_range', `tax_rate ${taxRate} is outside [0, 1]`);
   if (refund !== undefined && refund < 0) fail('refund_amount', 'refund_amount_negative', `refund_amount ${refund} is negative`);
 
-  if (errors.length) return { line: null, errors };
+  const ids = { ...(channel_id ? { channel_id } : {}), ...(location_id ? { location_id } : {}) };
+  if (errors.length) return { line: null, errors, ids };
   return {
     line: {
       source_system: source_system!,
@@ -122,5 +132,6 @@ export function validateRow(raw: unknown, rowIndex: number): { line: Parsed | nu
       refund_reason: refund_reason ?? null,
     },
     errors,
+    ids,
   };
 }

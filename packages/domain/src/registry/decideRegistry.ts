@@ -67,7 +67,13 @@ export function decideRegisterLocations(state: RegistryState, c: RegisterLocatio
       body: {
         ok: true,
         shop: c.shop,
-        locations: c.payload.locations.map((l) => ({ location_id: l.location_id, name: l.name, identifiers: l.identifiers })),
+        locations: c.payload.locations.map((l) => ({
+          location_id: l.location_id,
+          name: l.name,
+          identifiers: identifiers
+            .filter((i) => i.location_id === l.location_id)
+            .map((i) => ({ identifier_type: i.identifier_type, identifier_value: i.identifier_value })),
+        })),
       },
     },
   };

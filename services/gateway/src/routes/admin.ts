@@ -2,9 +2,9 @@ import { Router, type Request, type Response } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
 import { requireIngestSecret } from '../auth.ts';
 import { parseJsonObject } from '../body.ts';
-import { badRequest } from '../errors.ts';
+import { badRequest, unprocessable } from '../errors.ts';
 import { submitCommand, type SubmitDeps } from '../submit.ts';
-import { businessDate } from '@ingest/runtime';
+import { businessDate, previousDate } from '@ingest/runtime';
 
 type Ext = { identifier_type: string; identifier_value: string };
 
@@ -43,7 +43,10 @@ export function adminRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; ingest
     const b = dailyBody(req.body);
     if (!b.ok) throw badRequest(b.failure.message);
     const now = deps.now();
-    const snapshotDate = b.value.snapshot_date ?? businessDate(now, deps.businessTimezone);
+    // Like the scheduler: by default the business day that ended last; never a day not yet begun.
+    const today = businessDate(now, deps.businessTimezone);
+    const snapshotDate = b.value.snapshot_date ?? previousDate(today);
+    if (snapshotDate > today) throw unprocessable('invalid_payload', `snapshot_date ${snapshotDate} is after the current business date ${today}`);
     await submitCommand(deps, req, res, { kind: 'inventory.daily_snapshot', shop: b.value.shop, payload: { snapshot_date: snapshotDate }, receivedAt: now });
   });
 

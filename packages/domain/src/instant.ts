@@ -1,0 +1,22 @@
+// ISO 8601 date-time with a time zone (Z or an offset), seconds and fraction optional.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|([+-])(\d{2}):?(\d{2}))$/i;
+const MIN = Date.UTC(1, 0, 1);
+const MAX = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * The instant an ISO 8601 date-time names, as a UTC ISO string; null when the text is not a real
+ * calendar date-time (2026-02-30 does not roll over into March) or lies outside years 1 to 9999,
+ * which PostgreSQL's timestamptz and JavaScript's toISOString both carry.
+ */
+export function parseInstant(text: string): string | null {
+  const m = DATE_TIME.exec(text);
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s = '0', , oh = '0', om = '0'] = m;
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(2000, month, 0)).getUTCDate()) return null;
+  if (month === 2 && day === 29 && !(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) return null;
+  if (hour > 23 || minute > 59 || second > 59 || Number(oh) > 23 || Number(om) > 59) return null;
+  const t = Date.parse(text.replace(' ', 'T'));
+  if (Number.isNaN(t) || t < MIN || t > MAX) return null;
+  return new Date(t).toISOString();
+}
