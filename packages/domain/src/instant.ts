@@ -1,12 +1,14 @@
 // ISO 8601 date-time with a time zone (Z or an offset), seconds and fraction optional.
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|([+-])(\d{2}):?(\d{2}))$/i;
-const MIN = Date.UTC(1, 0, 1);
-const MAX = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+// Date.UTC maps years 0-99 to 1900-1999, so the bounds are parsed. The upper bound keeps a day of
+// margin so the business date of any instant in any time zone is still a 4-digit year.
+const MIN = Date.parse('0001-01-02T00:00:00Z');
+const MAX = Date.parse('9999-12-30T00:00:00Z');
 
 /**
  * The instant an ISO 8601 date-time names, as a UTC ISO string; null when the text is not a real
  * calendar date-time (2026-02-30 does not roll over into March) or lies outside years 1 to 9999,
- * which PostgreSQL's timestamptz and JavaScript's toISOString both carry.
+ * which PostgreSQL's timestamptz and JavaScript's toISOString both carry (a day of margin at each end).
  */
 export function parseInstant(text: string): string | null {
   const m = DATE_TIME.exec(text);

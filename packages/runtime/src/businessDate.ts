@@ -1,7 +1,9 @@
 /** D16: the calendar date of an instant in the business time zone, as YYYY-MM-DD. */
 export function businessDate(instant: string | Date, timeZone: string): string {
   const d = typeof instant === 'string' ? new Date(instant) : instant;
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(d);
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(d);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year').padStart(4, '0')}-${part('month')}-${part('day')}`;
 }
 
 /** The calendar day before a YYYY-MM-DD date. */

@@ -14,7 +14,6 @@ export function parseJsonObject(limitBytes: number): RequestHandler[] {
       // PostgreSQL text cannot hold NUL; refuse it here rather than fail later in the projector.
       verify: (req, _res, buf) => {
         (req as { rawBodyLength?: number }).rawBodyLength = buf.length;
-        if (buf.includes('\\u0000')) throw Object.assign(new Error('invalid JSON body: strings must not contain NUL (\\u0000)'), { type: 'entity.nul' });
       },
     }),
     (req, _res, next) => {
@@ -22,7 +21,29 @@ export function parseJsonObject(limitBytes: number): RequestHandler[] {
       // An empty body parses to {} in body-parser; it is not a JSON object all the same (D11).
       if (!(req as { rawBodyLength?: number }).rawBodyLength) return next(badRequest('invalid JSON body'));
       if (b === null || typeof b !== 'object' || Array.isArray(b)) return next(badRequest('invalid JSON body'));
+      const bad = unstorableText(b);
+      if (bad) return next(badRequest(bad));
       next();
     },
   ];
+}
+
+/**
+ * PostgreSQL text and jsonb cannot hold NUL or an unpaired UTF-16 surrogate (both are valid JSON
+ * escapes): refuse them here with a clear 400 rather than fail later in the projector.
+ */
+export function unstorableText(value: unknown): string | null {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return 'invalid JSON body: strings must not contain NUL (\\u0000)';
+      if (!v.isWellFormed()) return 'invalid JSON body: strings must be valid Unicode (unpaired surrogate)';
+    } else if (Array.isArray(v)) {
+      stack.push(...(v as unknown[]));
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) stack.push(k, x);
+    }
+  }
+  return null;
 }

@@ -70,7 +70,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       // A malformed command can never succeed; answer its caller (if known) and move on.
       log.error({ ...at, error: decoded.error }, 'undecodable command skipped');
       applied.inc({ kind: 'unknown', outcome: 'rejected' });
-      if (decoded.commandId && decoded.shop !== undefined) await recordFailure(decoded.commandId, decoded.shop, 'unknown', at, decoded.error);
+      if (decoded.commandId && decoded.shop !== undefined) await recordFailure(decoded.commandId, decoded.shop, 'unknown', at, 'internal error');
       return;
     }
     const c = decoded.command;
