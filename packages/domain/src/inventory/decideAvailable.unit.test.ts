@@ -71,3 +71,10 @@ describe('decideAvailable (endpoint 5)', () => {
     ]);
   });
 });
+
+describe('decideAvailable, stock events of a level that was never in stock (D18)', () => {
+  it('given a level created at 0, when it first gets stock, then no stock_restored (it never went out of stock)', () => {
+    const plan = decideAvailable(state([level(PA, 'A', { available_qty: 0 }, { stock_event_seq: 0 })]), available('delta', [{ barcode: 'A', available_delta: 3 }]));
+    expect(plan.events).toEqual([]);
+  });
+});

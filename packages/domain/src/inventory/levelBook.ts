@@ -79,7 +79,9 @@ export class LevelBook {
 
     let stockEvent: WriteResult['stockEvent'] = null;
     if (before && before.available_qty > 0 && next.available_qty === 0) stockEvent = 'stock_zero';
-    if (before && before.available_qty === 0 && next.available_qty > 0) stockEvent = 'stock_restored';
+    // "Back" above 0: only a level whose last event was a stock_zero is restored; one that was
+    // created at 0 and never in stock emits nothing when it first gets stock (D18).
+    if (before && before.available_qty === 0 && next.available_qty > 0 && before.stock_event_seq > 0) stockEvent = 'stock_restored';
     if (stockEvent) after.stock_event_seq += 1;
 
     this.current.set(key, after);
