@@ -23,6 +23,10 @@ export interface ConsumerOptions {
   topics: string[];
   fromBeginning?: boolean;
   partitionsConsumedConcurrently?: number;
+  /** Commit offsets to the group (default true). A replay keeps its position in its own database. */
+  autoCommit?: boolean;
+  /** Start each partition of the (single) topic at this offset instead of the group's position. */
+  startAt?: Map<number, string>;
   eachBatch(messages: IncomingMessage[], ctx: BatchContext): Promise<void>;
 }
 
@@ -44,7 +48,7 @@ export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<
   await consumer.connect();
   for (const topic of opts.topics) await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning ?? true });
   await consumer.run({
-    autoCommit: true,
+    autoCommit: opts.autoCommit ?? true,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 1,
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
@@ -66,8 +70,10 @@ export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<
         isRunning: () => isRunning() && !isStale(),
         lag: () => Number(batch.offsetLag()),
       });
-      await commitOffsetsIfNecessary();
+      if (opts.autoCommit ?? true) await commitOffsetsIfNecessary();
     },
   });
+  const topic = opts.topics[0];
+  if (opts.startAt && topic) for (const [partition, offset] of opts.startAt) consumer.seek({ topic, partition, offset });
   return { consumer, stop: () => consumer.disconnect() };
 }

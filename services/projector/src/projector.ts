@@ -3,8 +3,8 @@ import { withTransaction, type Pool } from '@ingest/db';
 import { runConsumer, type IncomingMessage, type Kafka, type RunningConsumer, type TopicNames } from '@ingest/kafka';
 import { Counter, Gauge, Histogram, type Logger, type Registry } from '@ingest/runtime';
 import { createCommandDecoder } from './decodeCommand.ts';
-import { projectCommand } from './handleCommand.ts';
-import { claimCommand, storeResult, writeOutbox, type CommandPosition } from './runtimeStore.ts';
+import { applyCommand, isDeterministicDbError } from './applyCommand.ts';
+import { claimCommand, storeResult, type CommandPosition } from './runtimeStore.ts';
 
 export interface ProjectorDeps {
   pool: Pool;
@@ -21,15 +21,6 @@ export interface Projector {
   stop(): Promise<void>;
 }
 
-/**
- * Postgres errors a retry cannot fix: the command's data itself is at fault (22 data exception,
- * 23 integrity, 54 program limit such as an index row too large). Validation should have refused
- * such data at the edge; this keeps one bad command from stalling its partition if it did not.
- */
-function isDeterministicDbError(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && /^(22|23|54)/.test(code);
-}
 
 /**
  * The projector shell (STYLE.md): per command one transaction with claim (D4), load -> decide ->
@@ -76,13 +67,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     const c = decoded.command;
     const started = performance.now();
     try {
-      const done = await withTransaction(pool, async (tx) => {
-        if (!(await claimCommand(tx, c, at))) return false;
-        const { reply, events } = await projectCommand(tx, c);
-        await writeOutbox(tx, events, deps.topics);
-        await storeResult(tx, c, reply);
-        return true;
-      });
+      const done = await withTransaction(pool, (tx) => applyCommand(tx, c, at, { topics: deps.topics }));
       applied.inc({ kind: c.kind, outcome: done ? 'applied' : 'duplicate' });
       if (!done) log.info({ command_id: c.command_id, ...at }, 'duplicate command skipped (D4)');
     } catch (err) {

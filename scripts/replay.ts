@@ -1,0 +1,55 @@
+// `npm run replay -- --into scratch [--resume]`: rebuild the read model from offset 0 of the
+// command log into a scratch database (REPLAY_DATABASE_URL, default: the live database's name
+// + `_replay`), with the live projector still serving. `npm run verify` then compares the two.
+// The in-place rebuild with an atomic swap of the live views (D26) is not built yet.
+import { parseArgs } from 'node:util';
+import { SchemaRegistry } from '@ingest/contracts';
+import { createPool, dropDatabase, ensureDatabase, migrate, withDatabase } from '@ingest/db';
+import { createKafka } from '@ingest/kafka';
+import { replayCommandLog } from '@ingest/projector';
+import { envInt, readCommonConfig } from '@ingest/runtime';
+
+const { values } = parseArgs({ options: { into: { type: 'string' }, resume: { type: 'boolean', default: false } } });
+const say = (msg: string) => console.error(`[replay] ${msg}`);
+if (values.into !== 'scratch') {
+  say('only `--into scratch` is available: the in-place rebuild with an atomic swap of the live views is not built yet');
+  process.exit(2);
+}
+
+const common = readCommonConfig(process.env);
+const scratchUrl = process.env['REPLAY_DATABASE_URL'] || withDatabase(common.databaseUrl, `${new URL(common.databaseUrl).pathname.slice(1)}_replay`);
+const scratchName = new URL(scratchUrl).pathname.slice(1);
+if (!values.resume) {
+  say(`fresh rebuild into database ${scratchName}`);
+  await dropDatabase(scratchUrl, scratchName);
+} else say(`resuming into database ${scratchName}`);
+await ensureDatabase(scratchUrl);
+await migrate(scratchUrl);
+
+const pool = createPool({ connectionString: scratchUrl, max: 2, applicationName: 'ingest-replay' });
+// Ctrl-C stops between two batches; `--resume` continues from the checkpoints.
+const stop = new AbortController();
+process.once('SIGINT', () => stop.abort());
+process.once('SIGTERM', () => stop.abort());
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+try {
+  const result = await replayCommandLog({
+    pool,
+    kafka: createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-replay' }),
+    schemas: new SchemaRegistry(),
+    topic: common.topics.commands,
+    batchSize: envInt(process.env, 'REPLAY_BATCH', 500, 1),
+    onProgress: (p) =>
+      say(
+        `${fmt(p.done)} / ${fmt(p.total)} commands (${p.total ? ((100 * p.done) / p.total).toFixed(1) : '100.0'}%) · ` +
+          `${fmt(p.commandsPerSecond)} cmd/s · lag ${fmt(p.total - p.done)} · ETA ${p.etaSeconds === null ? '?' : `${Math.ceil(p.etaSeconds)} s`}`,
+      ),
+    onWarn: (msg, detail) => say(`${msg} ${JSON.stringify(detail)}`),
+    signal: stop.signal,
+  });
+  if (!result.complete) say('stopped before the end of the log; continue with: npm run replay -- --into scratch --resume');
+  say(`${result.complete ? 'done' : 'stopped'}: ${fmt(result.applied)} applied, ${fmt(result.skipped)} skipped in ${result.seconds.toFixed(1)} s (${fmt(result.commandsPerSecond)} cmd/s)`);
+  say('compare with the live read model: npm run verify');
+} finally {
+  await pool.end();
+}
