@@ -2,9 +2,11 @@
 // command log into a scratch database (REPLAY_DATABASE_URL, default: the live database's name
 // + `_replay`), with the live projector still serving. `npm run verify` then compares the two.
 // The in-place rebuild with an atomic swap of the live views (D26) is not built yet.
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool, dropDatabase, ensureDatabase, migrate, withDatabase } from '@ingest/db';
+import { acquireKafka, REPO_ROOT } from '@ingest/devstack';
 import { createKafka } from '@ingest/kafka';
 import { replayCommandLog } from '@ingest/projector';
 import { envInt, readCommonConfig } from '@ingest/runtime';
@@ -16,7 +18,9 @@ if (values.into !== 'scratch') {
   process.exit(2);
 }
 
-const common = readCommonConfig(process.env);
+// The log lives in the broker: KAFKA_BROKERS, the pipeline's running broker, or the project's own started on its data.
+const kafka = await acquireKafka({ dataDir: join(REPO_ROOT, '.data', 'kafka'), log: say });
+const common = readCommonConfig({ ...process.env, KAFKA_BROKERS: kafka.brokers.join(',') });
 const scratchUrl = process.env['REPLAY_DATABASE_URL'] || withDatabase(common.databaseUrl, `${new URL(common.databaseUrl).pathname.slice(1)}_replay`);
 const scratchName = new URL(scratchUrl).pathname.slice(1);
 if (!values.resume) {
@@ -50,6 +54,10 @@ try {
   if (!result.complete) say('stopped before the end of the log; continue with: npm run replay -- --into scratch --resume');
   say(`${result.complete ? 'done' : 'stopped'}: ${fmt(result.applied)} applied, ${fmt(result.skipped)} skipped in ${result.seconds.toFixed(1)} s (${fmt(result.commandsPerSecond)} cmd/s)`);
   say('compare with the live read model: npm run verify');
+} catch (err) {
+  say(`failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
 } finally {
   await pool.end();
+  await kafka.release();
 }
