@@ -130,3 +130,10 @@ describe('POST /api/ingest/products (endpoint 2)', () => {
     expect(r.json.created).toBe(1);
   });
 });
+
+describe('per-item types', () => {
+  it('a barcode sent as a number is reported by type, not silently converted (leading zeros would be lost)', async () => {
+    const r = await post(`${p.url()}/api/ingest/products`, { shop: 'num.example', products: [{ barcode: 49012345, product_name: 'N' }, { barcode: 'S1', product_name: 'S' }] }, { 'x-ingest-secret': INGEST_SECRET });
+    expect(r.json).toMatchObject({ created: 1, errors_count: 1, errors: [{ barcode: '49012345', error: 'barcode must be string' }] });
+  });
+});

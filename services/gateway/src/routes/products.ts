@@ -23,7 +23,8 @@ export function productRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; inge
       const b = obj?.['barcode'];
       const barcode = typeof b === 'string' ? b : typeof b === 'number' || typeof b === 'boolean' ? String(b) : '';
       if (!obj) return { rejected: { barcode: '', error: 'product must be an object' } };
-      const missing = (v: unknown) => typeof v !== 'string' || v.trim() === '';
+      // Absent, null or blank is missing (the spec's text); a value of another type is reported by type below.
+      const missing = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
       if (missing(obj['barcode']) || missing(obj['product_name'])) return { rejected: { barcode, error: REQUIRED_TEXT } };
       const r = product(obj);
       return r.ok ? { product: r.value } : { rejected: { barcode, error: r.failure.message } };
