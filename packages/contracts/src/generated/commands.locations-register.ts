@@ -7,6 +7,9 @@ export interface RegisterLocationsPayload {
     identifiers: ExternalLocationRef[];
   }[];
 }
+/**
+ * An external identifier of a location. At most 200 characters each: (shop, type, value) is indexed and an index row must fit.
+ */
 export interface ExternalLocationRef {
   identifier_type: string;
   identifier_value: string;

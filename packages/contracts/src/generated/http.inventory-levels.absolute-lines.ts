@@ -22,6 +22,9 @@ export interface InventoryLevelsAbsoluteLine {
   reserved_qty?: number;
   incoming_qty?: number;
 }
+/**
+ * An external identifier of a location. At most 200 characters each: (shop, type, value) is indexed and an index row must fit.
+ */
 export interface ExternalLocationRef {
   identifier_type: string;
   identifier_value: string;

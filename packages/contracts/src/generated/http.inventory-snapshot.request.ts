@@ -18,6 +18,9 @@ export interface InventorySnapshotRequest {
   inventory_as_of?: string;
   idempotency_key?: string;
 }
+/**
+ * An external identifier of a location. At most 200 characters each: (shop, type, value) is indexed and an index row must fit.
+ */
 export interface ExternalLocationRef {
   identifier_type: string;
   identifier_value: string;
