@@ -28,21 +28,25 @@ export function parseJsonObject(limitBytes: number): RequestHandler[] {
   ];
 }
 
+const MAX_DEPTH = 32;
+
 /**
  * PostgreSQL text and jsonb cannot hold NUL or an unpaired UTF-16 surrogate (both are valid JSON
- * escapes): refuse them here with a clear 400 rather than fail later in the projector.
+ * escapes), and no request of the spec nests deeper than a few levels (a deeper one would only
+ * strain JSON.stringify later): refuse them here with a clear 400 rather than fail downstream.
  */
 export function unstorableText(value: unknown): string | null {
-  const stack: unknown[] = [value];
+  const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length) {
-    const v = stack.pop();
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (depth > MAX_DEPTH) return `invalid JSON body: nested deeper than ${MAX_DEPTH} levels`;
     if (typeof v === 'string') {
       if (v.includes('\u0000')) return 'invalid JSON body: strings must not contain NUL (\\u0000)';
       if (!v.isWellFormed()) return 'invalid JSON body: strings must be valid Unicode (unpaired surrogate)';
     } else if (Array.isArray(v)) {
-      stack.push(...(v as unknown[]));
+      for (const x of v as unknown[]) stack.push([x, depth + 1]);
     } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) stack.push(k, x);
+      for (const [k, x] of Object.entries(v)) stack.push([k, depth + 1], [x, depth + 1]);
     }
   }
   return null;
