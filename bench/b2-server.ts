@@ -1,0 +1,89 @@
+// B2 server process (forked by b2-gateway.ts): the gateway app with stub ports, or the parse floor.
+// It measures its own event-loop delay; the load generator runs in the parent process.
+import { createServer, type Server } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { SchemaRegistry } from '@ingest/contracts';
+import { createPool } from '@ingest/db';
+import { buildApp, DEFAULT_GATEWAY_CONFIG, type ReplyWaiter } from '@ingest/gateway';
+import { createCommandLog, createKafka, createMessageSink, type CommandLog, type MessageSink } from '@ingest/kafka';
+import { createRegistry, silentLogger } from '@ingest/runtime';
+
+export const INGEST_SECRET = 'bench-ingest-secret';
+const mode = process.argv[2] ?? 'bare';
+const env = process.env;
+
+/** Answers at once, as if the projector had already stored the result. */
+const instantReplies: ReplyWaiter = {
+  register: () => ({
+    wait: async () => ({ status: 200, body: { ok: true, bench: 'stub reply' }, shop: '' }),
+    cancel: () => {},
+  }),
+  close: async () => {},
+};
+
+let sink: MessageSink | null = null;
+let closePool = async () => {};
+let server: Server;
+if (mode === 'bare') {
+  // The floor: read the body and JSON.parse it, nothing else.
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { lines?: unknown[] };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ok: true, lines: body.lines?.length ?? 0 }));
+    });
+  });
+} else {
+  const pool = createPool({ connectionString: env['BENCH_DATABASE_URL']!, role: 'ingest_service', max: 10, applicationName: 'ingest-bench-gateway' });
+  closePool = () => pool.end();
+  let commandLog: CommandLog = { appendCommand: async () => {} };
+  if (mode === 'gateway-kafka') {
+    sink = await createMessageSink(createKafka({ brokers: env['BENCH_KAFKA_BROKERS']!.split(','), clientId: 'ingest-bench-gateway' }));
+    commandLog = createCommandLog(sink, env['BENCH_COMMANDS_TOPIC']!);
+  }
+  const app = buildApp({
+    config: { ...DEFAULT_GATEWAY_CONFIG, ingestSecrets: [INGEST_SECRET], cronSecrets: [] },
+    schemas: new SchemaRegistry(),
+    commandLog,
+    replies: instantReplies,
+    pool,
+    log: silentLogger(),
+    registry: createRegistry(),
+  });
+  server = createServer(app);
+}
+server.keepAliveTimeout = 65_000;
+
+const delay = monitorEventLoopDelay({ resolution: 10 });
+delay.enable();
+let cpu = process.cpuUsage();
+server.listen(0, '127.0.0.1', () => {
+  const a = server.address();
+  process.send?.({ type: 'ready', port: typeof a === 'object' && a ? a.port : 0 });
+});
+
+process.on('message', (m: { type: string }) => {
+  if (m.type === 'reset') {
+    delay.reset();
+    cpu = process.cpuUsage();
+    process.send?.({ type: 'reset' });
+  } else if (m.type === 'stats') {
+    const used = process.cpuUsage(cpu);
+    const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+    process.send?.({
+      type: 'stats',
+      event_loop_delay_ms: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max), mean: ms(delay.mean) },
+      cpu_ms: Math.round((used.user + used.system) / 1000),
+    });
+  } else if (m.type === 'stop') {
+    server.close();
+    server.closeAllConnections();
+    void (async () => {
+      await sink?.close();
+      await closePool();
+      process.exit(0);
+    })();
+  }
+});

@@ -1,0 +1,126 @@
+// Renders bench results as Markdown and checks them against the issue's targets.
+import type { B1KindResult, B1Result } from './b1-apply.ts';
+import type { B2Result, LoadResult } from './b2-gateway.ts';
+import type { B5Result } from './b5-replay.ts';
+
+export interface Results {
+  commit: string;
+  working_tree_dirty: boolean;
+  date: string;
+  total_seconds: number;
+  machine: Record<string, unknown>;
+  versions: Record<string, string>;
+  settings: Record<string, unknown>;
+  B1: (B1Result & { ratio_changed: number; ratio_resend: number; resend_log_rows: number; no_seq_scan_of_big_tables: boolean }) | null;
+  B2: B2Result | null;
+  B5: B5Result | null;
+  errors: Record<string, string>;
+}
+
+export interface Target {
+  bench: string;
+  what: string;
+  value: number | string;
+  target: string;
+  met: boolean | null;
+}
+
+export function targetsOf(r: Results): Target[] {
+  const t = (bench: string, what: string, value: number | undefined, target: string, ok: (v: number) => boolean): Target => ({
+    bench,
+    what,
+    value: value ?? 'not measured',
+    target,
+    met: value === undefined ? null : ok(value),
+  });
+  return [
+    t('B1', 'projector / bare upsert at 100% changed (worse of inventory, orders)', r.B1?.ratio_changed, '>= 0.6', (v) => v >= 0.6),
+    t('B1', 'projector / bare upsert on resend (worse of inventory, orders)', r.B1?.ratio_resend, '>= 1.3', (v) => v >= 1.3),
+    t('B1', 'log rows written on resend', r.B1?.resend_log_rows, '= 0', (v) => v === 0),
+    t('B1', 'no sequential scan of a big table in the load plans', r.B1 ? (r.B1.no_seq_scan_of_big_tables ? 1 : 0) : undefined, '= 1 (true)', (v) => v === 1),
+    t('B2', 'gateway (stub ports) / parse floor, req/s at 4 concurrent', r.B2?.ratio_stub, '>= 0.6', (v) => v >= 0.6),
+    t('B2', 'gateway event-loop delay p99 (ms) at 4 concurrent max-size bodies', r.B2?.event_loop_p99_ms, '< 50', (v) => v < 50),
+    t('B5', 'replay / live projection, commands/s', r.B5?.ratio, '>= 1.0', (v) => v >= 1.0),
+  ];
+}
+
+const fmt = (n: number | undefined) => (n === undefined ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: 2 }));
+const kb = (n: number) => `${(n / 1024).toLocaleString('en-US', { maximumFractionDigits: 0 })} KiB`;
+
+function b1Table(title: string, k: B1KindResult): string[] {
+  const out = [`#### ${title}`, '', '| scenario | path | rows/s | p50 ms | p95 ms | WAL/command | log rows | outbox rows | ratio vs bare | ratio vs COPY |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const [s, r] of Object.entries(k)) {
+    for (const path of ['projector', 'bare_upsert', 'copy_floor'] as const) {
+      const x = r[path];
+      const ratio = path === 'projector' ? [fmt(r.ratio_vs_bare), fmt(r.ratio_vs_copy)] : ['', ''];
+      out.push(`| ${s} | ${path} | ${fmt(x.rows_per_s)} | ${fmt(x.p50_ms)} | ${fmt(x.p95_ms)} | ${kb(x.wal_bytes_per_command)} | ${fmt(x.log_rows_per_command)} | ${fmt(x.outbox_rows_per_command)} | ${ratio.join(' | ')} |`);
+    }
+  }
+  const phases = [...new Set(Object.values(k).flatMap((r) => Object.keys(r.projector.phase_ms_p50 ?? {})))];
+  out.push('', `Projector time split (p50 ms per command; \`decide_and_serialize_js\` is the gap between the last load and the first write, \`other_js\` the rest of the time outside SQL). Decode + validate of the command (before the transaction) shown separately:`, '');
+  out.push(`| scenario | ${phases.join(' | ')} | decode+validate |`, `|---|${phases.map(() => '---:').join('|')}|---:|`);
+  for (const [s, r] of Object.entries(k)) out.push(`| ${s} | ${phases.map((p) => fmt(r.projector.phase_ms_p50?.[p])).join(' | ')} | ${fmt(r.projector.decode_validate_ms_p50)} |`);
+  return [...out, ''];
+}
+
+function loadRow(name: string, l: LoadResult): string {
+  const eld = l.event_loop_delay_ms;
+  return `| ${name} | ${l.concurrency} | ${l.requests} | ${fmt(l.requests_per_s)} | ${fmt(l.p50_ms)} | ${fmt(l.p99_ms)} | ${eld ? `${fmt(eld.p99)} (max ${fmt(eld.max)})` : ''} | ${fmt(l.server_cpu_ms_per_request)} | ${l.non_200} |`;
+}
+
+export function renderMarkdown(r: Results): string {
+  const L: string[] = [];
+  L.push('# Benchmark results', '');
+  L.push(`- date: ${r.date}`, `- commit: \`${r.commit}\`${r.working_tree_dirty ? ' (working tree had uncommitted changes)' : ''}`, `- total runtime: ${r.total_seconds} s`);
+  L.push(`- machine: ${Object.entries(r.machine).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`);
+  L.push(`- versions: ${Object.entries(r.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`, '');
+  L.push('## Targets', '', '| bench | what | value | target | met |', '|---|---|---:|---|---|');
+  for (const t of targetsOf(r)) L.push(`| ${t.bench} | ${t.what} | ${typeof t.value === 'number' ? fmt(t.value) : t.value} | ${t.target} | ${t.met === null ? 'n/a' : t.met ? 'yes' : '**no**'} |`);
+  L.push('');
+  if (r.B1) {
+    const s = r.B1.settings;
+    L.push('## B1 projector apply', '');
+    L.push(`Read model preloaded in ${r.B1.preload.seconds} s: ${fmt(r.B1.preload.inventory_levels)} inventory levels, ${fmt(r.B1.preload.products)} products (${s.otherShops + 1} shops), ${fmt(r.B1.preload.order_line_master)} order lines (then VACUUM ANALYZE, CHECKPOINT). ` +
+      `${s.warmup} warm-up + ${s.iterations} measured commands per scenario and path; snapshot ${fmt(s.snapshotLines)} lines, order batch ${fmt(s.orderRows)} rows. rows/s = rows per command / p50.`, '');
+    L.push(...b1Table('Inventory snapshot (10,000 lines, one location)', r.B1.inventory_snapshot));
+    L.push(...b1Table('Order lines (5,000 rows)', r.B1.order_lines));
+    L.push('#### Plans of the load queries (EXPLAIN ANALYZE on the preloaded model)', '', '| query | plan nodes | relations (node, index) | seq scan of big table | ms |', '|---|---|---|---|---:|');
+    for (const p of r.B1.plans) L.push(`| ${p.query} | ${p.node_types.join(', ')} | ${p.relations.map((x) => `${x.relation} (${x.node}${x.index ? `, ${x.index}` : ''})`).join('; ')} | ${p.seq_scan_on_big_table ? '**yes**' : 'no'} | ${fmt(p.execution_ms)} |`);
+    L.push('');
+  }
+  if (r.B2) {
+    const b = r.B2;
+    L.push('## B2 gateway', '');
+    L.push(`Body: ${fmt(b.settings.lines)}-line snapshot JSON, ${kb(b.settings.body_bytes)}. c=1 for ${b.settings.single_seconds} s, c=${b.settings.concurrency} for ${b.settings.seconds} s; event-loop delay (monitorEventLoopDelay, 10 ms resolution) measured in the server process during the concurrent run.`, '');
+    L.push('| server | concurrency | requests | req/s | p50 ms | p99 ms | event-loop p99 ms | server CPU ms/request | non-200 |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    const rows: Array<[string, { single: LoadResult; concurrent: LoadResult } | undefined]> = [['bare node:http + JSON.parse', b.bare_parse], ['gateway, stub ports', b.gateway_stub], ['gateway, real Kafka append + stub reply', b.gateway_kafka]];
+    for (const [name, x] of rows) if (x) L.push(loadRow(name, x.single), loadRow(name, x.concurrent));
+    L.push('', `ratio (gateway stub / floor, c=${b.settings.concurrency}): ${fmt(b.ratio_stub)}${b.ratio_kafka !== undefined ? `; through Kafka: ${fmt(b.ratio_kafka)}` : ''}`, '');
+    if (b.gateway_profile) {
+      L.push(`Gateway CPU profile (node --cpu-prof, separate run) under c=${b.settings.concurrency} (${fmt(b.gateway_profile.busy_ms)} ms busy): share of busy time by category (≥ 0.5 %)`, '');
+      L.push('| category | % |', '|---|---:|', ...Object.entries(b.gateway_profile.categories).filter(([, v]) => v >= 0.5).map(([k, v]) => `| ${k} | ${fmt(v)} |`), '');
+      L.push('| top self time | % |', '|---|---:|', ...b.gateway_profile.top_self.map((x) => `| \`${x.fn}\` | ${fmt(x.pct)} |`), '');
+    }
+  }
+  if (r.B5) {
+    const b = r.B5;
+    L.push('## B5 replay', '');
+    L.push(`${fmt(b.live.commands)} small mixed commands (${Object.entries(b.mix).map(([k, v]) => `${k} ${v}`).join(', ')}) over ${b.settings.shops} shops on a ${b.settings.partitions}-partition topic.`, '');
+    L.push('| path | commands | seconds (first to last commit) | commands/s | notes |', '|---|---:|---:|---:|---|');
+    L.push(`| live (startProjector, ${b.settings.live_partitions_concurrently} partitions concurrently, one transaction per command) | ${b.live.commands} | ${fmt(b.live.seconds)} | ${fmt(b.live.commands_per_s)} | ${fmt(b.live.wall_seconds_incl_group_join)} s incl. group join; statuses ${JSON.stringify(b.live.statuses)} |`);
+    L.push(`| replay (replayCommandLog, batch ${b.settings.replay_batch_size}) | ${b.replay.commands} | ${fmt(b.replay.seconds)} | ${fmt(b.replay.commands_per_s)} | ${b.replay.transactions} transactions; replayer's own figure ${fmt(b.replay.replayer_reported_commands_per_s)}/s over ${fmt(b.replay.replayer_reported_seconds)} s incl. consumer start |`);
+    L.push('', `ratio replay / live: ${fmt(b.ratio)}; read models identical after replay: ${b.read_models_identical ? 'yes' : `no (${b.differing_tables.join(', ')})`}`, '');
+    const phases = [...new Set([...Object.keys(b.live.profile.sql_ms_per_command), ...Object.keys(b.replay.profile.sql_ms_per_command)])];
+    L.push('Time per command: wall (span / commands) and SQL statement time by phase (summed over concurrent transactions, so live can exceed its wall time):', '');
+    L.push(`| path | wall ms | statements | SQL ms total | ${phases.join(' | ')} |`, `|---|---:|---:|---:|${phases.map(() => '---:').join('|')}|`);
+    for (const [name, p] of [['live', b.live.profile], ['replay', b.replay.profile]] as const)
+      L.push(`| ${name} | ${fmt(p.wall_ms_per_command)} | ${fmt(p.statements_per_command)} | ${fmt(p.sql_ms_per_command_total)} | ${phases.map((x) => fmt(p.sql_ms_per_command[x])).join(' | ')} |`);
+    L.push('');
+  }
+  if (Object.keys(r.errors).length) {
+    L.push('## Errors', '');
+    for (const [k, v] of Object.entries(r.errors)) L.push(`### ${k}`, '', '```', v, '```', '');
+  }
+  L.push('## Settings', '', '```json', JSON.stringify(r.settings, null, 2), '```', '');
+  return L.join('\n');
+}

@@ -1,0 +1,164 @@
+// `npm run bench`: B1 projector apply, B2 gateway, B5 replay; writes bench/results/latest.{json,md}.
+// Sequential on purpose (2-core machines): one thing measured at a time. Not part of `npm test`.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createPool } from '@ingest/db';
+import { acquireKafka, kafkaVersion, REPO_ROOT, type AcquiredKafka } from '@ingest/devstack';
+import { createKafka, ensureTopics, topicPlan } from '@ingest/kafka';
+import { envInt } from '@ingest/runtime';
+import { runB1, type B1Result } from './b1-apply.ts';
+import { runB2, type B2Result } from './b2-gateway.ts';
+import { runB5, type B5Result } from './b5-replay.ts';
+import { renderMarkdown, targetsOf } from './report.ts';
+import { ADMIN_URL, createBenchDatabase, dropBenchDatabases, prepareTemplate, serverSettings } from './lib/db.ts';
+import { gitHead, machine, packageVersion, say } from './lib/util.ts';
+
+const env = process.env;
+const only = new Set((env['BENCH_ONLY'] ?? 'b1,b2,b5').split(',').map((s) => s.trim().toLowerCase()));
+const quick = env['BENCH_QUICK'] === '1';
+const settings = {
+  b1: {
+    products: envInt(env, 'BENCH_PRODUCTS', quick ? 20_000 : 100_000, 1),
+    preloadLocations: envInt(env, 'BENCH_PRELOAD_LOCATIONS', 10, 3),
+    otherShops: envInt(env, 'BENCH_OTHER_SHOPS', 4, 0),
+    preloadOrderLines: envInt(env, 'BENCH_PRELOAD_ORDER_LINES', quick ? 50_000 : 1_000_000, 1),
+    snapshotLines: envInt(env, 'BENCH_SNAPSHOT_LINES', 10_000, 1),
+    orderRows: envInt(env, 'BENCH_ORDER_ROWS', 5_000, 5),
+    iterations: envInt(env, 'BENCH_ITERATIONS', quick ? 2 : 8, 1),
+    warmup: envInt(env, 'BENCH_WARMUP', 1, 0),
+  },
+  b2: {
+    lines: envInt(env, 'BENCH_B2_LINES', 10_000, 1),
+    concurrency: envInt(env, 'BENCH_B2_CONCURRENCY', 4, 1),
+    seconds: envInt(env, 'BENCH_B2_SECONDS', quick ? 3 : 10, 1),
+    single_seconds: envInt(env, 'BENCH_B2_SINGLE_SECONDS', quick ? 2 : 5, 1),
+    warmup_requests: envInt(env, 'BENCH_B2_WARMUP', 8, 0),
+    profile_seconds: envInt(env, 'BENCH_B2_PROFILE_SECONDS', quick ? 2 : 6, 1),
+  },
+  b5: {
+    commands: envInt(env, 'BENCH_B5_COMMANDS', 2_000, 20),
+    shops: envInt(env, 'BENCH_B5_SHOPS', 6, 1),
+    partitions: envInt(env, 'BENCH_B5_PARTITIONS', 3, 1),
+    live_partitions_concurrently: 3,
+    replay_batch_size: envInt(env, 'BENCH_B5_REPLAY_BATCH', 500, 1),
+  },
+  b2_through_kafka: env['BENCH_B2_KAFKA'] !== '0',
+};
+
+const started = performance.now();
+const id = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
+const head = gitHead(REPO_ROOT);
+let kafka: AcquiredKafka | null = null;
+let b1: B1Result | undefined;
+let b2: B2Result | undefined;
+let b5: B5Result | undefined;
+const errors: Record<string, string> = {};
+const admin = createPool({ connectionString: ADMIN_URL, max: 1, applicationName: 'ingest-bench' });
+const pgSettings = await admin.connect().then(async (c) => serverSettings(c).finally(() => c.release()));
+await admin.end();
+
+try {
+  say(`machine ${JSON.stringify(machine())}; commit ${head.commit}${head.dirty ? ' (dirty tree)' : ''}; running ${[...only].join(', ')}`);
+  const left = await dropBenchDatabases();
+  if (left.length) say(`dropped databases left by an earlier run: ${left.join(', ')}`);
+  await prepareTemplate();
+
+  if (only.has('b1')) {
+    const url = await createBenchDatabase('ingest_bench_b1');
+    const a = createPool({ connectionString: url, max: 2, applicationName: 'ingest-bench-admin' });
+    const svc = createPool({ connectionString: url, role: 'ingest_service', max: 2, applicationName: 'ingest-bench-projector' });
+    try {
+      b1 = await runB1(a, svc, settings.b1);
+    } catch (err) {
+      errors['B1'] = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      say(`B1 failed: ${errors['B1']}`);
+    } finally {
+      await svc.end();
+      await a.end();
+    }
+  }
+
+  if (only.has('b5') || (only.has('b2') && settings.b2_through_kafka)) {
+    kafka = await acquireKafka({ dataDir: join(REPO_ROOT, '.data', 'kafka-bench'), log: (m) => say(`kafka: ${m}`) });
+    say(`kafka ${kafka.brokers.join(',')} (${kafka.source})`);
+  }
+
+  if (only.has('b2')) {
+    const url = await createBenchDatabase('ingest_bench_b2');
+    const topic = `bench.${id}.gateway-commands`;
+    try {
+      if (kafka && settings.b2_through_kafka) {
+        const plan = topicPlan({ commands: topic, audit: `${topic}.a`, stockZero: `${topic}.z`, stockRestored: `${topic}.r` }, 3)[0]!;
+        await ensureTopics(createKafka({ brokers: kafka.brokers, clientId: 'ingest-bench-setup' }), [plan]);
+      }
+      b2 = await runB2(settings.b2, url, kafka && settings.b2_through_kafka ? { brokers: kafka.brokers, topic } : null);
+    } catch (err) {
+      errors['B2'] = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      say(`B2 failed: ${errors['B2']}`);
+    } finally {
+      if (kafka && settings.b2_through_kafka) {
+        const ka = createKafka({ brokers: kafka.brokers, clientId: 'ingest-bench-setup' }).admin();
+        await ka.connect();
+        await ka.deleteTopics({ topics: [topic] }).catch(() => {});
+        await ka.disconnect();
+      }
+    }
+  }
+
+  if (only.has('b5') && kafka) {
+    try {
+      b5 = await runB5(settings.b5, kafka.brokers, id);
+    } catch (err) {
+      errors['B5'] = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      say(`B5 failed: ${errors['B5']}`);
+    }
+  }
+} finally {
+  const dropped = await dropBenchDatabases().catch((err: unknown) => (say(`could not drop bench databases: ${String(err)}`), []));
+  say(`dropped ${dropped.join(', ') || 'no databases'}`);
+  if (kafka) await kafka.release();
+}
+
+const totalSeconds = Math.round((performance.now() - started) / 100) / 10;
+const versions = {
+  node: process.version,
+  postgres: pgSettings['server_version'] ?? 'unknown',
+  kafka_broker: kafka ? (kafka.source === 'started' ? kafkaVersion() : `reused ${kafka.source} broker (project pins ${kafkaVersion()})`) : 'not used',
+  kafkajs: packageVersion('kafkajs', join(REPO_ROOT, 'packages/kafka/package.json')),
+  express: packageVersion('express', join(REPO_ROOT, 'services/gateway/package.json')),
+  pg: packageVersion('pg', join(REPO_ROOT, 'packages/db/package.json')),
+  ajv: packageVersion('ajv', join(REPO_ROOT, 'packages/contracts/package.json')),
+};
+const results = {
+  commit: head.commit,
+  working_tree_dirty: head.dirty,
+  date: new Date().toISOString(),
+  total_seconds: totalSeconds,
+  machine: machine(),
+  versions,
+  settings: { ...settings, postgres: pgSettings, kafka_brokers: kafka?.brokers ?? null },
+  B1: b1
+    ? {
+        ratio_changed: Math.min(b1.inventory_snapshot.changed_100.ratio_vs_bare, b1.order_lines.changed_100.ratio_vs_bare),
+        ratio_resend: Math.min(b1.inventory_snapshot.resend.ratio_vs_bare, b1.order_lines.resend.ratio_vs_bare),
+        resend_log_rows: b1.inventory_snapshot.resend.projector.log_rows_per_command + b1.order_lines.resend.projector.log_rows_per_command,
+        ratio_changed_inventory: b1.inventory_snapshot.changed_100.ratio_vs_bare,
+        ratio_changed_orders: b1.order_lines.changed_100.ratio_vs_bare,
+        ratio_resend_inventory: b1.inventory_snapshot.resend.ratio_vs_bare,
+        ratio_resend_orders: b1.order_lines.resend.ratio_vs_bare,
+        no_seq_scan_of_big_tables: b1.plans.every((p) => !p.seq_scan_on_big_table),
+        ...b1,
+      }
+    : null,
+  B2: b2 ? { ...b2 } : null,
+  B5: b5 ? { ...b5 } : null,
+  errors,
+};
+const withTargets = { ...results, targets: targetsOf(results) };
+const dir = join(REPO_ROOT, 'bench', 'results');
+mkdirSync(dir, { recursive: true });
+writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(withTargets, null, 2)}\n`);
+writeFileSync(join(dir, 'latest.md'), renderMarkdown(withTargets));
+say(`wrote bench/results/latest.json and latest.md in ${totalSeconds} s`);
+for (const t of withTargets.targets) say(`${t.met === null ? 'n/a ' : t.met ? 'MET ' : 'MISS'} ${t.bench} ${t.what}: ${t.value} (target ${t.target})`);
+if (Object.keys(errors).length) process.exitCode = 1;
