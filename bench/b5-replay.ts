@@ -163,7 +163,7 @@ export async function runB5(s: B5Settings, brokers: string[], id: string): Promi
   const wallLive = (livePool.lastCommit()! - wallStart) / 1000;
 
   say('B5: replayCommandLog into a fresh database');
-  const replayPool = observedPool(createPool({ connectionString: replayUrl, role: 'ingest_service', max: 2, applicationName: 'ingest-bench-replay' }));
+  const replayPool = observedPool(createPool({ connectionString: replayUrl, role: 'ingest_service', max: 4, applicationName: 'ingest-bench-replay' }));
   let replayed;
   try {
     replayed = await replayCommandLog({ pool: replayPool.pool, kafka: createKafka({ brokers, clientId: `ingest-bench-replay-${id}` }), schemas: new SchemaRegistry(), topic: topics.commands, batchSize: s.replay_batch_size });

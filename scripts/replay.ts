@@ -30,7 +30,8 @@ if (!values.resume) {
 await ensureDatabase(scratchUrl);
 await migrate(scratchUrl);
 
-const pool = createPool({ connectionString: scratchUrl, max: 2, applicationName: 'ingest-replay' });
+const concurrency = envInt(process.env, 'REPLAY_CONCURRENCY', 3, 1);
+const pool = createPool({ connectionString: scratchUrl, max: concurrency + 1, applicationName: 'ingest-replay' });
 // Ctrl-C stops between two batches; `--resume` continues from the checkpoints.
 const stop = new AbortController();
 process.once('SIGINT', () => stop.abort());
@@ -43,6 +44,7 @@ try {
     schemas: new SchemaRegistry(),
     topic: common.topics.commands,
     batchSize: envInt(process.env, 'REPLAY_BATCH', 500, 1),
+    concurrency,
     onProgress: (p) =>
       say(
         `${fmt(p.done)} / ${fmt(p.total)} commands (${p.total ? ((100 * p.done) / p.total).toFixed(1) : '100.0'}%) · ` +

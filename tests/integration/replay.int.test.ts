@@ -15,7 +15,7 @@ const h = { 'x-ingest-secret': INGEST_SECRET };
 async function scratchDb(): Promise<{ url: string; pool: Pool }> {
   const name = `ingest_test_replay_${randomUUID().slice(0, 8)}`;
   const url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, inject('templateDatabase'));
-  const s = { name, url, pool: createPool({ connectionString: url, max: 2 }) };
+  const s = { name, url, pool: createPool({ connectionString: url, max: 4 }) };
   scratch.push(s);
   return s;
 }

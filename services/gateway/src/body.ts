@@ -14,6 +14,10 @@ export function parseJsonObject(limitBytes: number): RequestHandler[] {
       // PostgreSQL text cannot hold NUL; refuse it here rather than fail later in the projector.
       verify: (req, _res, buf) => {
         (req as { rawBodyLength?: number }).rawBodyLength = buf.length;
+        // NUL and lone surrogates can only arrive as \u escapes (raw bytes decode to U+FFFD).
+        (req as { hasEscapes?: boolean }).hasEscapes = buf.includes('\\u');
+        if (nestedDeeperThan(buf, MAX_DEPTH))
+          throw Object.assign(new Error(`invalid JSON body: nested deeper than ${MAX_DEPTH} levels`), { type: 'entity.too.deep' });
       },
     }),
     (req, _res, next) => {
@@ -21,32 +25,48 @@ export function parseJsonObject(limitBytes: number): RequestHandler[] {
       // An empty body parses to {} in body-parser; it is not a JSON object all the same (D11).
       if (!(req as { rawBodyLength?: number }).rawBodyLength) return next(badRequest('invalid JSON body'));
       if (b === null || typeof b !== 'object' || Array.isArray(b)) return next(badRequest('invalid JSON body'));
-      const bad = unstorableText(b);
+      const bad = (req as { hasEscapes?: boolean }).hasEscapes ? unstorableText(b) : null;
       if (bad) return next(badRequest(bad));
       next();
     },
   ];
 }
 
-const MAX_DEPTH = 32;
+/** No request of the spec nests deeper than a few levels; JSON.stringify overflows near 5,000. */
+export const MAX_DEPTH = 32;
+
+/** Nesting depth of raw JSON, strings skipped: one pass over the bytes, before parsing. */
+export function nestedDeeperThan(buf: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i];
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
 
 /**
  * PostgreSQL text and jsonb cannot hold NUL or an unpaired UTF-16 surrogate (both are valid JSON
- * escapes), and no request of the spec nests deeper than a few levels (a deeper one would only
- * strain JSON.stringify later): refuse them here with a clear 400 rather than fail downstream.
+ * escapes): refuse them here with a clear 400 rather than fail downstream.
  */
 export function unstorableText(value: unknown): string | null {
-  const stack: Array<[unknown, number]> = [[value, 0]];
+  const stack: unknown[] = [value];
   while (stack.length) {
-    const [v, depth] = stack.pop() as [unknown, number];
-    if (depth > MAX_DEPTH) return `invalid JSON body: nested deeper than ${MAX_DEPTH} levels`;
+    const v = stack.pop();
     if (typeof v === 'string') {
       if (v.includes('\u0000')) return 'invalid JSON body: strings must not contain NUL (\\u0000)';
       if (!v.isWellFormed()) return 'invalid JSON body: strings must be valid Unicode (unpaired surrogate)';
     } else if (Array.isArray(v)) {
-      for (const x of v as unknown[]) stack.push([x, depth + 1]);
+      for (const x of v as unknown[]) stack.push(x);
     } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) stack.push([k, depth + 1], [x, depth + 1]);
+      for (const [k, x] of Object.entries(v)) stack.push(k, x);
     }
   }
   return null;

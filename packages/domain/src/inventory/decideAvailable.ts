@@ -61,7 +61,7 @@ export function decideAvailable(state: InventoryState, command: InventoryAvailab
     logs: book.logs,
     daily: [],
     events: book.events,
-    recordKey: delta && key ? { idempotency_key: key, payload_hash: command.payload_hash } : null,
+    recordKey: delta && key ? { idempotency_key: key, payload_hash: command.payload_hash ?? '' } : null,
     reply: { status: 200, body: tallyBody(base, t) },
   };
 }

@@ -73,7 +73,7 @@ export function decideLevels(state: InventoryState, command: InventoryLevelsComm
     logs: book.logs,
     daily: [],
     events: book.events,
-    recordKey: delta && key ? { idempotency_key: key, payload_hash: command.payload_hash } : null,
+    recordKey: delta && key ? { idempotency_key: key, payload_hash: command.payload_hash ?? '' } : null,
     reply: { status: 200, body: { ...tallyBody(base, t), stock_zero: stockZero } },
   };
 }

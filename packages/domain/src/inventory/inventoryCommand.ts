@@ -7,8 +7,8 @@ export interface InventoryMeta extends CommandMeta {
   source_system: string;
   inventory_as_of: string;
   idempotency_key?: string;
-  /** Hash of the request's payload, computed by the gateway (D19 reuse warning). */
-  payload_hash: string;
+  /** Hash of the request's payload, computed by the gateway for delta requests with an idempotency_key (D19). */
+  payload_hash?: string;
 }
 
 export interface SnapshotLine {

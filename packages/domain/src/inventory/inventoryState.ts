@@ -97,7 +97,7 @@ export function dedupedPlan(
   base: Record<string, unknown>,
   lineCount: number,
   applied: { payload_hash: string },
-  command: { payload_hash: string; idempotency_key?: string },
+  command: { payload_hash?: string; idempotency_key?: string },
   extra: Record<string, unknown> = {},
 ): InventoryPlan {
   const reused = applied.payload_hash !== command.payload_hash;

@@ -40,11 +40,12 @@ export function inventoryRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; in
     return body.value;
   };
 
+  // The payload hash only serves D19's reuse warning, so only delta requests with a key pay for it.
   const meta = (b: InventoryBody, asOf: string, hashed: unknown) => ({
     source_system: b.source_system,
     inventory_as_of: asOf,
     ...(b.idempotency_key !== undefined ? { idempotency_key: b.idempotency_key } : {}),
-    payload_hash: payloadHash(hashed),
+    ...(b.mode === 'delta' && b.idempotency_key !== undefined ? { payload_hash: payloadHash(hashed) } : {}),
   });
 
   router.post('/api/ingest/inventory-snapshot', auth, ...json, async (req: Request, res: Response) => {

@@ -34,6 +34,8 @@ export interface ReplayOptions {
   topic: string;
   /** Commands per transaction: a replay commits far less often than the live projector. */
   batchSize?: number;
+  /** Partitions replayed side by side (default 3); the pool needs as many connections. */
+  concurrency?: number;
   onProgress?: (p: ReplayProgress) => void;
   progressEveryMs?: number;
   onWarn?: (msg: string, detail: object) => void;
@@ -140,7 +142,7 @@ export async function replayCommandLog(opts: ReplayOptions): Promise<ReplayResul
     topics: [topic],
     autoCommit: false,
     startAt: new Map([...start].map(([p, o]) => [p, String(o)])),
-    partitionsConsumedConcurrently: 1,
+    partitionsConsumedConcurrently: opts.concurrency ?? 3,
     eachBatch: async (messages, ctx) => {
       try {
         const partition = messages[0]?.partition;
