@@ -1,7 +1,15 @@
+const formats = new Map<string, Intl.DateTimeFormat>();
+
 /** D16: the calendar date of an instant in the business time zone, as YYYY-MM-DD. */
 export function businessDate(instant: string | Date, timeZone: string): string {
   const d = typeof instant === 'string' ? new Date(instant) : instant;
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(d);
+  let format = formats.get(timeZone);
+  if (!format) {
+    // Building a formatter costs far more than using one: one per zone.
+    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    formats.set(timeZone, format);
+  }
+  const parts = format.formatToParts(d);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year').padStart(4, '0')}-${part('month')}-${part('day')}`;
 }

@@ -16,8 +16,6 @@ export function parseJsonObject(limitBytes: number): RequestHandler[] {
         (req as { rawBodyLength?: number }).rawBodyLength = buf.length;
         // NUL and lone surrogates can only arrive as \u escapes (raw bytes decode to U+FFFD).
         (req as { hasEscapes?: boolean }).hasEscapes = buf.includes('\\u');
-        if (nestedDeeperThan(buf, MAX_DEPTH))
-          throw Object.assign(new Error(`invalid JSON body: nested deeper than ${MAX_DEPTH} levels`), { type: 'entity.too.deep' });
       },
     }),
     (req, _res, next) => {
@@ -30,26 +28,6 @@ export function parseJsonObject(limitBytes: number): RequestHandler[] {
       next();
     },
   ];
-}
-
-/** No request of the spec nests deeper than a few levels; JSON.stringify overflows near 5,000. */
-export const MAX_DEPTH = 32;
-
-/** Nesting depth of raw JSON, strings skipped: one pass over the bytes, before parsing. */
-export function nestedDeeperThan(buf: Uint8Array, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < buf.length; i++) {
-    const c = buf[i];
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limit) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
 }
 
 /**

@@ -37,8 +37,6 @@ export function sendError(res: Response, err: ApiError): void {
 /** body-parser's errors carry a `type`; map them to D11's statuses. */
 function fromBodyParser(err: { type?: string; status?: number; message?: string }): ApiError | null {
   switch (err.type) {
-    case 'entity.too.deep':
-      return badRequest(err.message ?? 'invalid JSON body');
     case 'entity.parse.failed':
       return badRequest('invalid JSON body');
     case 'entity.too.large':

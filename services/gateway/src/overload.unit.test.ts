@@ -65,4 +65,15 @@ describe('overload and outage answers (D13)', () => {
     expect(((await res.json()) as { ok: boolean }).ok).toBe(false);
     expect(appended).toBe(0);
   });
+
+  it('a body nested deeper than JSON.stringify can carry -> 400, not a 500 or a 503', async () => {
+    const url = await start({ appendCommand: async (c) => void JSON.stringify(c) });
+    const raw = await fetch(`${url}/api/order-line-master/bulk-upsert`, {
+      method: 'POST',
+      headers: { 'x-ingest-secret': 's', 'content-type': 'application/json' },
+      body: `{"shop":"a.example","rows":[${'['.repeat(20000)}${']'.repeat(20000)}]}`,
+    });
+    expect(raw.status).toBe(400);
+    expect(await raw.json()).toEqual({ ok: false, error: 'invalid JSON body: nested too deeply' });
+  });
 });

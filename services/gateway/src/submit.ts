@@ -4,7 +4,7 @@ import type { Pool } from '@ingest/db';
 import type { CommandKind } from '@ingest/domain';
 import { classifyKafkaError, type CommandLog } from '@ingest/kafka';
 import type { Logger } from '@ingest/runtime';
-import { ApiError, unavailable } from './errors.ts';
+import { ApiError, badRequest, unavailable } from './errors.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import type { ReplyWaiter } from './replies.ts';
 
@@ -54,6 +54,8 @@ export async function submitCommand(
     await deps.commandLog.appendCommand(command);
   } catch (err) {
     pending?.cancel();
+    // JSON.parse takes any depth, JSON.stringify overflows near 5,000 levels: that is the client's body.
+    if (err instanceof RangeError) throw badRequest('invalid JSON body: nested too deeply');
     const failure = classifyKafkaError(err);
     log.warn({ failure }, 'command not appended');
     if (failure.code === 'message_too_large') throw new ApiError(413, { ok: false, error: 'request too large for the command log' });
