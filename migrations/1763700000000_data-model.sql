@@ -227,6 +227,10 @@ CREATE TABLE agent_runtime.outbox (
   headers      jsonb NOT NULL DEFAULT '{}'::jsonb,
   payload      jsonb NOT NULL,
   command_id   uuid NOT NULL,
+  -- Set on an audit row: it stands for every record of this log table written by command_id, in
+  -- log_seq order; the relay publishes one audit event per record (the records are immutable and
+  -- were written in the same transaction), so a 10,000-line command adds one outbox row, not 10,000.
+  log_table    text CHECK (log_table IN ('product_update_logs', 'inventory_update_logs', 'order_line_master_update_logs')),
   created_at   timestamptz NOT NULL DEFAULT now(),
   published_at timestamptz
 );

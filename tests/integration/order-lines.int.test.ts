@@ -490,12 +490,15 @@ describe('POST /api/order-line-master/bulk-upsert: response, storage and logs', 
       [3, 'C-3'],
       [4, 'C-1'],
     ]);
-    // The real run did write its audit events, so the query above can see them.
+    // The real run did write its audit events (one outbox row stands for the command's 4 log records),
+    // so the query above can see them.
     const { rows: realResults } = await p.db.query(
       `SELECT command_id FROM agent_runtime.command_results WHERE shop = $1 AND kind = 'order_lines.upsert' AND NOT (body->>'dry_run')::boolean ORDER BY created_at DESC LIMIT 1`,
       [s.shop],
     );
-    expect(await outbox(realResults[0].command_id)).toBe(4);
+    expect(await outbox(realResults[0].command_id)).toBe(1);
+    const realLogs = await p.db.query('SELECT count(*)::int AS n FROM public.order_line_master_update_logs WHERE command_id = $1', [realResults[0].command_id]);
+    expect(realLogs.rows[0].n).toBe(4);
   });
 
   it('adapter_version (D23) is the order-lines projector package version', async () => {

@@ -149,8 +149,12 @@ describe('outbox relay (D5)', () => {
       const { rows } = await p.db.query(`SELECT log_id, command_id FROM public.product_update_logs WHERE shop = $1`, [shop]);
       expect(mine.value).toMatchObject({ event_type: 'audit_record', schema_version: 1, shop, log_table: 'product_update_logs', change_type: 'created', log_id: rows[0].log_id });
       expect(mine.headers).toMatchObject({ ce_specversion: '1.0', ce_id: mine.value.event_id, ce_type: 'com.retail-ingestion.audit_record.v1' });
-      const outbox = await p.db.query(`SELECT published_at FROM agent_runtime.outbox WHERE event_id = $1`, [mine.value.event_id]);
+      // One outbox row per (command, log table) stands for its records; published once they all went out.
+      const outbox = await p.db.query(`SELECT published_at, log_table FROM agent_runtime.outbox WHERE command_id = $1`, [mine.value.command_id]);
+      expect(outbox.rows).toHaveLength(1);
+      expect(outbox.rows[0].log_table).toBe('product_update_logs');
       expect(outbox.rows[0].published_at).not.toBeNull();
+      expect(mine.value.record).toMatchObject({ log_id: rows[0].log_id, barcode: 'AU', change_type: 'created', log_seq: 0 });
     } finally {
       await consumer.disconnect();
     }

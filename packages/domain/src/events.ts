@@ -11,6 +11,8 @@ export interface OutboxEvent {
   headers: Record<string, string>;
   payload: Record<string, unknown>;
   command_id: string;
+  /** An audit batch: one outbox row for every record of this log table written by the command. */
+  log_table?: LogTable;
 }
 
 export type LogTable = 'product_update_logs' | 'inventory_update_logs' | 'order_line_master_update_logs';
@@ -34,6 +36,22 @@ export function cloudEventHeaders(id: string, type: string, time: string, subjec
     ce_time: time,
     ...(subject ? { ce_subject: subject } : {}),
     'content-type': 'application/json',
+  };
+}
+
+/**
+ * D5 for update logs: the projection writes one outbox row per (command, log table); the relay
+ * expands it into one audit event per record (auditEvent), in log_seq order.
+ */
+export function auditBatch(table: LogTable, commandId: string, shop: string): OutboxEvent {
+  return {
+    event_id: eventId(commandId, 'audit_batch', table),
+    channel: 'audit',
+    key: shop,
+    headers: {},
+    payload: { event_type: 'audit_batch', log_table: table, command_id: commandId },
+    command_id: commandId,
+    log_table: table,
   };
 }
 

@@ -7,7 +7,7 @@ export {
   type ProductsUpsertPlan,
   type ProductsState,
 } from './products/decideProductsUpsert.ts';
-export { auditEvent, cloudEventHeaders, CLOUDEVENTS_SOURCE, type EventChannel, type LogTable, type OutboxEvent } from './events.ts';
+export { auditBatch, auditEvent, cloudEventHeaders, CLOUDEVENTS_SOURCE, type EventChannel, type LogTable, type OutboxEvent } from './events.ts';
 export type { DailySnapshotCommand } from './commands.ts';
 export { QTY_FIELDS, ZERO, levelKey, quantities, isBefore, type Level, type QtyField, type Quantities } from './inventory/level.ts';
 export { locationRefKey, resolveLocation, describeRef, type LocationRef, type Resolution } from './inventory/location.ts';

@@ -1,7 +1,9 @@
 import pg from 'pg';
 import type { Pool } from '@ingest/db';
 import type { MessageSink } from '@ingest/kafka';
+import type { LogTable } from '@ingest/domain';
 import { Counter, Gauge, type Logger, type Registry } from '@ingest/runtime';
+import { expandAuditBatches } from './auditExpansion.ts';
 
 export interface RelayDeps {
   pool: Pool;
@@ -30,7 +32,8 @@ const LEADER_LOCK = 0x6f7574626f78; // 'outbox': one relay publishes at a time, 
  */
 export async function startRelay(deps: RelayDeps): Promise<Relay> {
   const { pool, sink, log } = deps;
-  const batchSize = deps.batchSize ?? 1000;
+  // Outbox rows per round; an audit batch row may stand for thousands of records.
+  const batchSize = deps.batchSize ?? 20;
   const pollMs = deps.pollMs ?? 500;
   const published = new Counter({ name: 'relay_events_published_total', help: 'Outbox events published', registers: [deps.registry] });
   const pendingGauge = new Gauge({ name: 'relay_outbox_pending', help: 'Outbox rows not yet published', registers: [deps.registry] });
@@ -50,15 +53,33 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
   session.on('notification', () => wake?.());
 
   const publishBatch = async (): Promise<number> => {
-    const { rows } = await pool.query<{ id: number; topic: string; message_key: string; headers: Record<string, string>; payload: unknown }>(
-      `SELECT id, topic, message_key, headers, payload FROM agent_runtime.outbox
+    const { rows } = await pool.query<{
+      id: number;
+      topic: string;
+      message_key: string;
+      headers: Record<string, string>;
+      payload: unknown;
+      command_id: string;
+      log_table: LogTable | null;
+    }>(
+      `SELECT id, topic, message_key, headers, payload, command_id, log_table FROM agent_runtime.outbox
         WHERE published_at IS NULL ORDER BY id LIMIT $1`,
       [batchSize],
     );
     if (rows.length === 0) return 0;
-    await sink.sendMany(rows.map((r) => ({ topic: r.topic, key: r.message_key, value: JSON.stringify(r.payload), headers: r.headers })));
+    const expanded = await expandAuditBatches(
+      pool,
+      rows.flatMap((r) => (r.log_table ? [{ log_table: r.log_table, command_id: r.command_id, topic: r.topic }] : [])),
+    );
+    // Outbox order is publish order; an audit batch becomes its records, in log_seq order.
+    const messages = rows.flatMap((r) =>
+      r.log_table
+        ? (expanded.get(`${r.log_table}|${r.command_id}`) ?? [])
+        : [{ topic: r.topic, key: r.message_key, value: JSON.stringify(r.payload), headers: r.headers }],
+    );
+    if (messages.length) await sink.sendMany(messages);
     await pool.query('UPDATE agent_runtime.outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
-    published.inc(rows.length);
+    published.inc(messages.length);
     return rows.length;
   };
 

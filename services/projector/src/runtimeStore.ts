@@ -52,13 +52,14 @@ export async function writeOutbox(tx: PoolClient, events: OutboxEvent[], topics:
     headers: e.headers,
     payload: e.payload,
     command_id: e.command_id,
+    log_table: e.log_table ?? null,
   }));
   await tx.query(
     `WITH ins AS (
-       INSERT INTO agent_runtime.outbox (event_id, topic, message_key, headers, payload, command_id)
-       SELECT event_id, topic, message_key, headers, payload, command_id
+       INSERT INTO agent_runtime.outbox (event_id, topic, message_key, headers, payload, command_id, log_table)
+       SELECT event_id, topic, message_key, headers, payload, command_id, log_table
          FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, topic text, message_key text, headers jsonb,
-              payload jsonb, command_id uuid)
+              payload jsonb, command_id uuid, log_table text)
        ON CONFLICT (event_id) DO NOTHING RETURNING 1)
      SELECT pg_notify('outbox', '') WHERE EXISTS (SELECT 1 FROM ins)`,
     [JSON.stringify(rows)],

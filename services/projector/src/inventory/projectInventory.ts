@@ -1,6 +1,6 @@
 import type { PoolClient } from '@ingest/db';
 import {
-  auditEvent,
+  auditBatch,
   decideAvailable,
   decideLevels,
   decideSnapshot,
@@ -55,7 +55,7 @@ export async function projectInventory(tx: PoolClient, c: InventoryCommand): Pro
   if (plan.recordKey) await recordIdempotencyKey(tx, c.shop, plan.recordKey, c.command_id, c.received_at);
   return {
     reply: plan.reply,
-    events: [...plan.logs.map((l) => auditEvent('inventory_update_logs', { ...l })), ...plan.events],
+    events: [...(plan.logs.length ? [auditBatch('inventory_update_logs', c.command_id, c.shop)] : []), ...plan.events],
   };
 }
 

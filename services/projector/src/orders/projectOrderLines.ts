@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { PoolClient } from '@ingest/db';
-import { auditEvent, decideOrderLines, type OrderLinesUpsertCommand } from '@ingest/domain';
+import { auditBatch, decideOrderLines, type OrderLinesUpsertCommand } from '@ingest/domain';
 import type { Projection } from '../projection.ts';
 import { insertOrderLineLogs, loadOrderLinesState, upsertOrderLines } from './orderLinesStore.ts';
 
@@ -13,5 +13,5 @@ export async function projectOrderLines(tx: PoolClient, c: OrderLinesUpsertComma
   const plan = decideOrderLines(state, c, ADAPTER_VERSION);
   await upsertOrderLines(tx, plan.upserts, c.command_id);
   await insertOrderLineLogs(tx, plan.logs);
-  return { reply: plan.reply, events: plan.logs.map((l) => auditEvent('order_line_master_update_logs', { ...l })) };
+  return { reply: plan.reply, events: plan.logs.length ? [auditBatch('order_line_master_update_logs', c.command_id, c.shop)] : [] };
 }

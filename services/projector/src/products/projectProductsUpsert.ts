@@ -1,5 +1,5 @@
 import type { PoolClient } from '@ingest/db';
-import { auditEvent, decideProductsUpsert, type OutboxEvent, type ProductsUpsertCommand, type Reply } from '@ingest/domain';
+import { auditBatch, decideProductsUpsert, type OutboxEvent, type ProductsUpsertCommand, type Reply } from '@ingest/domain';
 import { insertProductLogs, loadProducts, upsertProducts } from './productsStore.ts';
 
 /** load -> decide -> apply for products.upsert (endpoints 1 and 2, D7). */
@@ -16,6 +16,6 @@ export async function projectProductsUpsert(
   await insertProductLogs(tx, plan.logs);
   return {
     reply: plan.reply,
-    events: plan.logs.map((l) => auditEvent('product_update_logs', { ...l })),
+    events: plan.logs.length ? [auditBatch('product_update_logs', command.command_id, command.shop)] : [],
   };
 }
