@@ -106,6 +106,12 @@ function main() {
   // (SIGTERM from a supervisor, Ctrl-C) shuts the pipeline down gracefully instead of orphaning it.
   const child = spawn(node, [resolve(root, first), ...rest], { cwd: process.cwd(), env, stdio: 'inherit' });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+  // `npm start` runs us under `sh -c`, which dies on SIGTERM without passing it on: when our parent
+  // goes away, stop the pipeline as if we had been signalled, instead of leaving it orphaned.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) child.kill('SIGTERM');
+  }, 500).unref();
   return new Promise((done) => child.on('exit', (code, signal) => done(code ?? (signal ? 128 + 15 : 1))));
 }
 

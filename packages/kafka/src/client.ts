@@ -35,7 +35,9 @@ export function createKafka(opts: KafkaClientOptions): Kafka {
         // We bound the idempotent producer's retries on purpose: a caller gets 503 within seconds (D13)
         // instead of a request hanging while the broker is down; the projector's claim keeps effects exactly-once.
         if (String(message).startsWith('Limiting retries for the idempotent producer')) return;
-        if (level <= logLevel.ERROR) log.error({ kafkajs: rest }, String(message));
+        // Coordinators load for a moment after a broker starts; kafkajs retries and logs it as an error.
+        const transient = /coordinator is loading|not the correct coordinator|no leader/i.test(String(rest['error'] ?? ''));
+        if (level <= logLevel.ERROR && !transient) log.error({ kafkajs: rest }, String(message));
         else log.warn({ kafkajs: rest }, String(message));
       },
   });

@@ -5,13 +5,16 @@ import type { Logger } from 'pino';
  * each with a deadline; a second signal exits at once.
  */
 export function onShutdown(log: Logger, steps: Array<[name: string, fn: () => Promise<unknown>]>, timeoutMs = 20000): void {
-  let stopping = false;
+  let stoppingSince = 0;
   const run = async (signal: string): Promise<void> => {
-    if (stopping) {
+    if (stoppingSince) {
+      // Ctrl-C reaches us twice (from the terminal and forwarded by the bootstrap): only a signal
+      // sent later, by someone who means it, cuts the graceful shutdown short.
+      if (Date.now() - stoppingSince < 2000) return;
       log.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = Date.now();
     log.info({ signal }, 'shutting down');
     for (const [name, fn] of steps) {
       const deadline = new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref());
