@@ -109,9 +109,12 @@ function main() {
   // `npm start` runs us under `sh -c`, which dies on SIGTERM without passing it on: when our parent
   // goes away, stop the pipeline as if we had been signalled, instead of leaving it orphaned.
   const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) child.kill('SIGTERM');
-  }, 500).unref();
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    child.kill('SIGTERM');
+  }, 500);
+  watch.unref();
   return new Promise((done) => child.on('exit', (code, signal) => done(code ?? (signal ? 128 + 15 : 1))));
 }
 
