@@ -163,6 +163,9 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
   const child: ChildProcess = spawn(javaBin(), javaArgs('kafka.Kafka', [propsFile]), {
     cwd: dataDir,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: a terminal's Ctrl-C reaches the pipeline, which stops the broker last,
+    // after the projector has let go of it. (An orphan left by a SIGKILL is reused on the next start.)
+    detached: true,
   });
   const pid = child.pid;
   if (pid === undefined) {
