@@ -2,6 +2,7 @@
 // command log into a scratch database (REPLAY_DATABASE_URL, default: the live database's name
 // + `_replay`), with the live projector still serving. `npm run verify` then compares the two.
 // The in-place rebuild with an atomic swap of the live views (D26) is not built yet.
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SchemaRegistry } from '@ingest/contracts';
@@ -9,7 +10,7 @@ import { createPool, dropDatabase, ensureDatabase, migrate, withDatabase } from 
 import { acquireKafka, REPO_ROOT } from '@ingest/devstack';
 import { createKafka } from '@ingest/kafka';
 import { replayCommandLog } from '@ingest/projector';
-import { envInt, readCommonConfig } from '@ingest/runtime';
+import { createRegistry, envInt, Gauge, readCommonConfig } from '@ingest/runtime';
 
 const { values } = parseArgs({ options: { into: { type: 'string' }, resume: { type: 'boolean', default: false } } });
 const say = (msg: string) => console.error(`[replay] ${msg}`);
@@ -37,6 +38,21 @@ const stop = new AbortController();
 process.once('SIGINT', () => stop.abort());
 process.once('SIGTERM', () => stop.abort());
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+// Progress as metrics too, for dashboards: REPLAY_METRICS_PORT serves /metrics while the replay runs.
+const registry = createRegistry();
+const gauge = (name: string, help: string) => new Gauge({ name, help, registers: [registry] });
+const metrics = {
+  done: gauge('replay_commands_done', 'Commands replayed so far in this run'),
+  total: gauge('replay_commands_total', 'Commands to replay in this run'),
+  rate: gauge('replay_commands_per_second', 'Replay throughput'),
+  lag: gauge('replay_lag_commands', 'Commands left to replay'),
+  eta: gauge('replay_eta_seconds', 'Estimated seconds to the end of the log'),
+};
+const metricsPort = envInt(process.env, 'REPLAY_METRICS_PORT', 0, 0);
+const server = metricsPort
+  ? createServer((_req, res) => void registry.metrics().then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text))).listen(metricsPort)
+  : null;
 try {
   const result = await replayCommandLog({
     pool,
@@ -45,11 +61,17 @@ try {
     topic: common.topics.commands,
     batchSize: envInt(process.env, 'REPLAY_BATCH', 500, 1),
     concurrency,
-    onProgress: (p) =>
+    onProgress: (p) => {
+      metrics.done.set(p.done);
+      metrics.total.set(p.total);
+      metrics.rate.set(p.commandsPerSecond);
+      metrics.lag.set(p.total - p.done);
+      if (p.etaSeconds !== null) metrics.eta.set(p.etaSeconds);
       say(
         `${fmt(p.done)} / ${fmt(p.total)} commands (${p.total ? ((100 * p.done) / p.total).toFixed(1) : '100.0'}%) · ` +
           `${fmt(p.commandsPerSecond)} cmd/s · lag ${fmt(p.total - p.done)} · ETA ${p.etaSeconds === null ? '?' : `${Math.ceil(p.etaSeconds)} s`}`,
-      ),
+      );
+    },
     onWarn: (msg, detail) => say(`${msg} ${JSON.stringify(detail)}`),
     signal: stop.signal,
   });
@@ -62,4 +84,5 @@ try {
 } finally {
   await pool.end();
   await kafka.release();
+  server?.close();
 }
