@@ -1,6 +1,7 @@
 // Renders bench results as Markdown and checks them against the issue's targets.
 import type { B1KindResult, B1Result } from './b1-apply.ts';
 import type { B2Result, LoadResult } from './b2-gateway.ts';
+import type { B4Result } from './b4-e2e.ts';
 import type { B5Result } from './b5-replay.ts';
 
 export interface Results {
@@ -14,6 +15,7 @@ export interface Results {
   B1: (B1Result & { ratio_changed: number; ratio_resend: number; resend_log_rows: number; no_seq_scan_of_big_tables: boolean }) | null;
   B2: B2Result | null;
   B5: B5Result | null;
+  B4?: B4Result | null;
   errors: Record<string, string>;
 }
 
@@ -41,6 +43,15 @@ export function targetsOf(r: Results): Target[] {
     t('B2', 'gateway (stub ports) / parse floor, req/s at 4 concurrent', r.B2?.ratio_stub, '>= 0.6', (v) => v >= 0.6),
     t('B2', 'gateway event-loop delay p99 (ms) at 4 concurrent max-size bodies', r.B2?.event_loop_p99_ms, '< 50', (v) => v < 50),
     t('B5', 'replay / live projection, commands/s', r.B5?.ratio, '>= 1.0', (v) => v >= 1.0),
+    t('B4', 'sustained lines/s (highest passing rate: flat lag, nothing lost) / bare upsert rows/s', r.B4?.ratio_sustained, '>= 0.5', (v) => v >= 0.5),
+    {
+      bench: 'B4',
+      what: `reply p99 (ms) at 50% of bare-upsert rate, bound 3× (B1 projector p95 scaled to ${r.B4?.settings.lines_per_request ?? 1000} lines + Kafka append p99)`,
+      value: r.B4?.p99_ms_at_half ?? 'not measured',
+      target: r.B4?.p99_bound_at_half_ms != null ? `<= ${fmt(r.B4.p99_bound_at_half_ms)}` : '<= 3× (B1 p99 + Kafka p99) (B1 not run: no bound)',
+      met: r.B4?.p99_ms_at_half == null || r.B4.p99_bound_at_half_ms == null ? null : r.B4.p99_ms_at_half <= r.B4.p99_bound_at_half_ms,
+    },
+    t('B4', '202 fallbacks at 50% of bare-upsert rate', r.B4?.fallbacks_202_at_half ?? undefined, '= 0', (v) => v === 0),
   ];
 }
 
@@ -116,6 +127,18 @@ export function renderMarkdown(r: Results): string {
     for (const [name, p] of [['live', b.live.profile], ['replay', b.replay.profile]] as const)
       L.push(`| ${name} | ${fmt(p.wall_ms_per_command)} | ${fmt(p.statements_per_command)} | ${fmt(p.sql_ms_per_command_total)} | ${phases.map((x) => fmt(p.sql_ms_per_command[x])).join(' | ')} |`);
     L.push('');
+  }
+  if (r.B4) {
+    const b = r.B4;
+    L.push('## B4 end to end', '');
+    L.push(`Open loop (arrivals by the clock, never waiting for replies): ${fmt(b.settings.lines_per_request)}-line inventory snapshots (every line changed) to \`POST /api/ingest/inventory-snapshot\`, rotating over ${b.settings.shops} shops on a ${b.settings.partitions}-partition commands topic, ` +
+      `${b.settings.seconds_per_rate} s per rate, through runGateway → Kafka → runProjector → PostgreSQL → reply, all in the bench process (the load generator shares the 2 cores). ` +
+      `Capacity ${fmt(b.capacity_lines_per_s)} lines/s (${b.capacity_source}). Lag sampled every ${b.settings.lag_sample_ms} ms (startLagMonitor); trend = least-squares slope over the arrival phase. ` +
+      `Sustained = processed lines / time from the first arrival until every reply is in and the lag is 0. A rate passes if it drained, the lag stayed flat, every request was accepted (200/202) and every accepted request was processed. Kafka append p99 (sequential, same size): ${fmt(b.kafka_append_p99_ms)} ms.`, '');
+    L.push('| rate | offered lines/s | req/s | requests | sustained lines/s | p50 ms | p95 ms | p99 ms | 202 share | 429 | 503 | other errors | lag max | lag trend /s | drain s | lost | pass |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+    for (const x of b.rates)
+      L.push(`| ${x.fraction * 100}% | ${fmt(x.offered_lines_per_s)} | ${fmt(x.offered_requests_per_s)} | ${x.requests} | ${fmt(x.sustained_lines_per_s)} | ${fmt(x.p50_ms)} | ${fmt(x.p95_ms)} | ${fmt(x.p99_ms)} | ${fmt(x.share_202)} | ${x.count_429} | ${x.count_503} | ${x.other_errors} | ${fmt(x.lag_max)} | ${fmt(x.lag_trend_per_s)} | ${fmt(x.drain_seconds)} | ${x.lost ?? `not drained (${x.pending_at_timeout} pending)`} | ${x.pass ? 'yes' : '**no**'} |`);
+    L.push('', `ratio sustained (highest passing rate) / bare upsert: ${fmt(b.ratio_sustained)} (best sustained of any rate, passing or not: ${fmt(b.ratio_best_sustained_any)}); p99 at 50%: ${b.p99_ms_at_half ?? '–'} ms${b.p99_bound_at_half_ms !== null ? ` (bound ${fmt(b.p99_bound_at_half_ms)} ms)` : ''}`, '');
   }
   if (Object.keys(r.errors).length) {
     L.push('## Errors', '');

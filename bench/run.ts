@@ -1,4 +1,4 @@
-// `npm run bench`: B1 projector apply, B2 gateway, B5 replay; writes bench/results/latest.{json,md}.
+// `npm run bench`: B1 projector apply, B2 gateway, B5 replay, B4 end to end; writes bench/results/latest.{json,md}.
 // Sequential on purpose (2-core machines): one thing measured at a time. Not part of `npm test`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,13 +8,14 @@ import { createKafka, ensureTopics, topicPlan } from '@ingest/kafka';
 import { envInt } from '@ingest/runtime';
 import { runB1, type B1Result } from './b1-apply.ts';
 import { runB2, type B2Result } from './b2-gateway.ts';
+import { runB4, type B4Result } from './b4-e2e.ts';
 import { runB5, type B5Result } from './b5-replay.ts';
 import { renderMarkdown, targetsOf } from './report.ts';
 import { ADMIN_URL, createBenchDatabase, dropBenchDatabases, prepareTemplate, serverSettings } from './lib/db.ts';
 import { gitHead, machine, packageVersion, say } from './lib/util.ts';
 
 const env = process.env;
-const only = new Set((env['BENCH_ONLY'] ?? 'b1,b2,b5').split(',').map((s) => s.trim().toLowerCase()));
+const only = new Set((env['BENCH_ONLY'] ?? 'b1,b2,b5,b4').split(',').map((s) => s.trim().toLowerCase()));
 const quick = env['BENCH_QUICK'] === '1';
 const settings = {
   b1: {
@@ -42,8 +43,21 @@ const settings = {
     live_partitions_concurrently: 3,
     replay_batch_size: envInt(env, 'BENCH_B5_REPLAY_BATCH', 500, 1),
   },
+  b4: {
+    fractions: [0.25, 0.5, 0.75, 1.0],
+    seconds_per_rate: envInt(env, 'BENCH_B4_SECONDS', quick ? 5 : 20, 1),
+    lines_per_request: envInt(env, 'BENCH_B4_LINES', 1_000, 1),
+    shops: envInt(env, 'BENCH_B4_SHOPS', 6, 1),
+    partitions: envInt(env, 'BENCH_B4_PARTITIONS', 3, 1),
+    lag_sample_ms: 500,
+    drain_timeout_s: envInt(env, 'BENCH_B4_DRAIN_SECONDS', 30, 1),
+    kafka_probe_messages: 40,
+  },
   b2_through_kafka: env['BENCH_B2_KAFKA'] !== '0',
 };
+/** B4's capacity when B1 does not run: --capacity=N or BENCH_B4_CAPACITY (lines/s), else 60,000. */
+const capacityArg = process.argv.find((a) => a.startsWith('--capacity='))?.slice('--capacity='.length) ?? env['BENCH_B4_CAPACITY'];
+const FALLBACK_CAPACITY = 60_000;
 
 const started = performance.now();
 const id = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
@@ -52,6 +66,7 @@ let kafka: AcquiredKafka | null = null;
 let b1: B1Result | undefined;
 let b2: B2Result | undefined;
 let b5: B5Result | undefined;
+let b4: B4Result | undefined;
 const errors: Record<string, string> = {};
 const admin = createPool({ connectionString: ADMIN_URL, max: 1, applicationName: 'ingest-bench' });
 const pgSettings = await admin.connect().then(async (c) => serverSettings(c).finally(() => c.release()));
@@ -78,7 +93,7 @@ try {
     }
   }
 
-  if (only.has('b5') || (only.has('b2') && settings.b2_through_kafka)) {
+  if (only.has('b5') || only.has('b4') || (only.has('b2') && settings.b2_through_kafka)) {
     kafka = await acquireKafka({ dataDir: join(REPO_ROOT, '.data', 'kafka-bench'), log: (m) => say(`kafka: ${m}`) });
     say(`kafka ${kafka.brokers.join(',')} (${kafka.source})`);
   }
@@ -111,6 +126,21 @@ try {
     } catch (err) {
       errors['B5'] = err instanceof Error ? (err.stack ?? err.message) : String(err);
       say(`B5 failed: ${errors['B5']}`);
+    }
+  }
+
+  if (only.has('b4') && kafka) {
+    const bare = b1?.inventory_snapshot.changed_100.bare_upsert.rows_per_s;
+    const capacity = bare
+      ? { lines_per_s: bare, source: 'B1 inventory changed_100 bare_upsert rows/s (this run)' }
+      : capacityArg && Number(capacityArg) > 0
+        ? { lines_per_s: Number(capacityArg), source: '--capacity / BENCH_B4_CAPACITY' }
+        : { lines_per_s: FALLBACK_CAPACITY, source: `fallback ${FALLBACK_CAPACITY} lines/s (B1 not run, no --capacity)` };
+    try {
+      b4 = await runB4(settings.b4, kafka.brokers, id, { ...capacity, b1_p95_ms_10k: b1?.inventory_snapshot.changed_100.projector.p95_ms ?? null });
+    } catch (err) {
+      errors['B4'] = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      say(`B4 failed: ${errors['B4']}`);
     }
   }
 } finally {
@@ -152,6 +182,7 @@ const results = {
     : null,
   B2: b2 ? { ...b2 } : null,
   B5: b5 ? { ...b5 } : null,
+  B4: b4 ? { ...b4 } : null,
   errors,
 };
 const withTargets = { ...results, targets: targetsOf(results) };
