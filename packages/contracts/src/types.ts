@@ -5,3 +5,5 @@ export type { ProductsIngestRequest } from './generated/http.products-ingest.req
 export type { CommandEnvelope } from './generated/commands.envelope.ts';
 export type { ProductsUpsertPayload } from './generated/commands.products-upsert.ts';
 export type { AuditRecord } from './generated/events.audit-record.ts';
+export type { InventorySnapshotLine } from './generated/http.inventory-snapshot.lines.ts';
+export type { OrderLinesUpsertPayload } from './generated/commands.order-lines-upsert.ts';

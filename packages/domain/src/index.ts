@@ -1,5 +1,5 @@
 export type { Command, CommandKind, CommandMeta, ProductsUpsertCommand, Reply } from './commands.ts';
-export { productId, logId, eventId } from './ids.ts';
+export { productId, logId, eventId, isUuid } from './ids.ts';
 export { PRODUCT_FIELDS, productData, changeTypeOf, type Product, type ProductField, type ProductChangeType } from './products/product.ts';
 export {
   decideProductsUpsert,

@@ -1,5 +1,5 @@
 import type { SchemaRegistry, Validator } from '@ingest/contracts';
-import type { Command } from '@ingest/domain';
+import { isUuid, type Command } from '@ingest/domain';
 
 const PAYLOAD_SCHEMA = {
   'products.upsert': 'commands/products-upsert.json',
@@ -14,12 +14,11 @@ const PAYLOAD_SCHEMA = {
 
 export type DecodeResult = { ok: true; command: Command } | { ok: false; error: string; commandId?: string; shop?: string };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Enough of a broken envelope to answer the caller that waits for it. */
 function idsOf(parsed: unknown): { commandId?: string; shop?: string } {
   const o = (parsed ?? {}) as { command_id?: unknown; shop?: unknown };
-  return typeof o.command_id === 'string' && UUID.test(o.command_id)
+  return typeof o.command_id === 'string' && isUuid(o.command_id)
     ? { commandId: o.command_id, shop: typeof o.shop === 'string' ? o.shop : '' }
     : {};
 }

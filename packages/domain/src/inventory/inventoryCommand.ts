@@ -1,3 +1,4 @@
+import type { InventorySnapshotLine } from '@ingest/contracts/types';
 import type { CommandMeta } from '../commands.ts';
 import type { LocationRef } from './location.ts';
 import type { QtyField } from './level.ts';
@@ -11,14 +12,8 @@ export interface InventoryMeta extends CommandMeta {
   payload_hash?: string;
 }
 
-export interface SnapshotLine {
-  barcode: string;
-  on_hand_qty: number;
-  available_qty?: number;
-  allocated_qty?: number;
-  reserved_qty?: number;
-  incoming_qty?: number;
-}
+/** A snapshot line as schemas/http/inventory-snapshot.lines.json defines it. */
+export type SnapshotLine = InventorySnapshotLine;
 
 export interface InventorySnapshotCommand extends InventoryMeta {
   kind: 'inventory.snapshot';

@@ -1,3 +1,4 @@
+import type { OrderLinesUpsertPayload } from '@ingest/contracts/types';
 import type { CommandMeta, Reply } from '../commands.ts';
 import { logId, orderLineId } from '../ids.ts';
 import { KEY_FIELDS, ORDER_LINE_FIELDS, orderLineData, orderLineKey, type OrderLine } from './orderLine.ts';
@@ -5,14 +6,7 @@ import { validateRow, type RowProblem } from './validateRow.ts';
 
 export interface OrderLinesUpsertCommand extends CommandMeta {
   kind: 'order_lines.upsert';
-  payload: {
-    rows: unknown[];
-    dry_run: boolean;
-    change_source: string;
-    ingest_run_id: string | null;
-    idempotency_key: string | null;
-    changed_by_user_id: string | null;
-  };
+  payload: OrderLinesUpsertPayload;
 }
 
 export type OrderLineChangeType = 'insert' | 'update' | 'refund';

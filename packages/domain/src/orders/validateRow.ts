@@ -1,3 +1,4 @@
+import { isUuid } from '../ids.ts';
 import { parseInstant } from '../instant.ts';
 import { formatDifference, toDecimal, withinTolerance } from './decimal.ts';
 import type { OrderLine } from './orderLine.ts';
@@ -10,7 +11,6 @@ export interface RowProblem {
 }
 
 const TOLERANCE = toDecimal(0.01)!;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Key fields and the barcode are indexed: bounded so an index row always fits (PostgreSQL ~2.7 kB).
 const MAX_KEY_CHARS = 128;
 
@@ -64,7 +64,7 @@ export function validateRow(raw: unknown, rowIndex: number): ValidatedRow {
   const uuid = (f: string): string | undefined => {
     const v = text(f);
     if (v === undefined) return undefined;
-    if (!UUID.test(v)) return void fail(f, 'invalid_value', `${f} must be a uuid`);
+    if (!isUuid(v)) return void fail(f, 'invalid_value', `${f} must be a uuid`);
     return v.toLowerCase();
   };
 

@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import type { Pool } from '@ingest/db';
+import { isUuid } from '@ingest/domain';
 import { secretMatches } from '../auth.ts';
 import { badRequest, notConfigured, notFound, unauthorized } from '../errors.ts';
 import { fetchReplies } from '../replies.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function header(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
@@ -31,7 +31,7 @@ export function commandRoutes(deps: { pool: Pool; ingestSecrets: string[]; cronS
       throw unauthorized();
     }
     const id = String(req.params['id']);
-    if (!UUID.test(id)) throw notFound('command not found');
+    if (!isUuid(id)) throw notFound('command not found');
     const visible = (shop: string) => shopFilter === null || shopFilter === shop;
 
     const reply = (await fetchReplies(deps.pool, [id])).get(id);

@@ -1,7 +1,6 @@
 import type { PoolClient } from '@ingest/db';
-import { levelKey, locationRefKey, type DailyRow, type InventoryLog, type Level, type LocationRef } from '@ingest/domain';
+import { isUuid, levelKey, locationRefKey, type DailyRow, type InventoryLog, type Level, type LocationRef } from '@ingest/domain';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const QTY_COLS = 'on_hand_qty bigint, available_qty bigint, allocated_qty bigint, reserved_qty bigint, incoming_qty bigint';
 
 export async function loadProductIds(tx: PoolClient, shop: string, barcodes: string[]): Promise<Map<string, string>> {
@@ -19,7 +18,7 @@ export async function loadLocationMatches(tx: PoolClient, shop: string, refs: Lo
   const ids = [...new Set(refs.flatMap((r) => ('location_id' in r ? [r.location_id] : [])))];
   const exts = refs.flatMap((r) => ('location' in r ? [r.location] : []));
   // A malformed id can never name a location: it stays unresolved, and never reaches a uuid cast.
-  const valid = ids.filter((id) => UUID.test(id));
+  const valid = ids.filter((id) => isUuid(id));
   if (valid.length) {
     const { rows } = await tx.query<{ location_id: string }>(
       'SELECT location_id FROM sot.locations WHERE shop = $1 AND location_id = ANY($2::uuid[])',

@@ -1,7 +1,6 @@
 import type { PoolClient } from '@ingest/db';
-import { orderLineKey, type OrderLine, type OrderLineLog } from '@ingest/domain';
+import { isUuid, orderLineKey, type OrderLine, type OrderLineLog } from '@ingest/domain';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LINE_COLUMNS = `order_line_id uuid, shop text, source_system text, transaction_id text, transaction_line_id text,
   line_instance_no integer, barcode text, ordered_at timestamptz, currency text, is_test boolean, channel_id uuid,
   location_id uuid, customer_id text, gross_amount_taxincl numeric, discount_amount_taxincl numeric,
@@ -15,7 +14,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 export async function loadOrderLinesState(tx: PoolClient, shop: string, rows: unknown[]) {
   const objs = rows.filter((r): r is RawRow => r !== null && typeof r === 'object' && !Array.isArray(r));
   const keys = objs.filter((r) => typeof r['line_instance_no'] === 'number' && Number.isInteger(r['line_instance_no']));
-  const ids = (f: string) => [...new Set(objs.map((r) => str(r[f])).filter((v): v is string => v !== null && UUID.test(v)).map((v) => v.toLowerCase()))];
+  const ids = (f: string) => [...new Set(objs.map((r) => str(r[f])).filter((v): v is string => v !== null && isUuid(v)).map((v) => v.toLowerCase()))];
 
   // One client runs one statement at a time: sequential awaits, not Promise.all.
   const lines = keys.length

@@ -1,5 +1,5 @@
 import type { PoolClient } from '@ingest/db';
-import { decideRegisterChannels, decideRegisterLocations, type RegisterChannelsCommand, type RegisterLocationsCommand, type RegistryState } from '@ingest/domain';
+import { decideRegisterChannels, decideRegisterLocations, type RegisterChannelsCommand, type RegisterLocationsCommand, type RegistryPlan, type RegistryState } from '@ingest/domain';
 import type { Projection } from '../projection.ts';
 
 async function loadOwners(tx: PoolClient, table: 'sot.locations' | 'sot.channels', idColumn: string, ids: string[]): Promise<RegistryState> {
@@ -10,17 +10,22 @@ async function loadOwners(tx: PoolClient, table: 'sot.locations' | 'sot.channels
   return new Map(rows.map((r) => [r.id, { shop: r.shop, created_at: r.created_at.toISOString() }]));
 }
 
+/** One statement for all the registry rows of a command (locations or channels). */
+async function upsertRegistryRows(tx: PoolClient, table: 'sot.locations' | 'sot.channels', idColumn: string, plan: RegistryPlan, commandId: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO ${table} (${idColumn}, shop, name, created_at, updated_at, last_command_id)
+     SELECT id, shop, name, created_at, updated_at, $2::uuid
+       FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, shop text, name text, created_at timestamptz, updated_at timestamptz)
+     ON CONFLICT (${idColumn}) DO UPDATE SET name = EXCLUDED.name, updated_at = EXCLUDED.updated_at, last_command_id = EXCLUDED.last_command_id`,
+    [JSON.stringify(plan.rows), commandId],
+  );
+}
+
 export async function projectRegisterLocations(tx: PoolClient, c: RegisterLocationsCommand): Promise<Projection> {
   const state = await loadOwners(tx, 'sot.locations', 'location_id', c.payload.locations.map((l) => l.location_id));
   const plan = decideRegisterLocations(state, c);
   if (plan.rows.length) {
-    await tx.query(
-      `INSERT INTO sot.locations (location_id, shop, name, created_at, updated_at, last_command_id)
-       SELECT id, shop, name, created_at, updated_at, $2::uuid
-         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, shop text, name text, created_at timestamptz, updated_at timestamptz)
-       ON CONFLICT (location_id) DO UPDATE SET name = EXCLUDED.name, updated_at = EXCLUDED.updated_at, last_command_id = EXCLUDED.last_command_id`,
-      [JSON.stringify(plan.rows), c.command_id],
-    );
+    await upsertRegistryRows(tx, 'sot.locations', 'location_id', plan, c.command_id);
     // The identifier set of a registered location is replaced as a whole.
     await tx.query('DELETE FROM sot.location_identifiers WHERE location_id = ANY($1::uuid[])', [plan.rows.map((r) => r.id)]);
     await tx.query(
@@ -36,14 +41,6 @@ export async function projectRegisterLocations(tx: PoolClient, c: RegisterLocati
 export async function projectRegisterChannels(tx: PoolClient, c: RegisterChannelsCommand): Promise<Projection> {
   const state = await loadOwners(tx, 'sot.channels', 'channel_id', c.payload.channels.map((ch) => ch.channel_id));
   const plan = decideRegisterChannels(state, c);
-  if (plan.rows.length) {
-    await tx.query(
-      `INSERT INTO sot.channels (channel_id, shop, name, created_at, updated_at, last_command_id)
-       SELECT id, shop, name, created_at, updated_at, $2::uuid
-         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, shop text, name text, created_at timestamptz, updated_at timestamptz)
-       ON CONFLICT (channel_id) DO UPDATE SET name = EXCLUDED.name, updated_at = EXCLUDED.updated_at, last_command_id = EXCLUDED.last_command_id`,
-      [JSON.stringify(plan.rows), c.command_id],
-    );
-  }
+  if (plan.rows.length) await upsertRegistryRows(tx, 'sot.channels', 'channel_id', plan, c.command_id);
   return { reply: plan.reply, events: [] };
 }
