@@ -1,2 +1,2 @@
-export { createPool, withTransaction, type Pool, type PoolClient, type PoolOptions } from './pool.ts';
+export { createPool, withTransaction, LIVE_SEARCH_PATH, type Pool, type PoolClient, type PoolOptions } from './pool.ts';
 export { migrate, ensureDatabase, createDatabaseFromTemplate, dropDatabase, withDatabase, MIGRATIONS_DIR } from './migrate.ts';

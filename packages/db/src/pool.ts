@@ -16,6 +16,21 @@ export interface PoolOptions {
   role?: string;
   max?: number;
   applicationName?: string;
+  /**
+   * Where unqualified table names resolve. The projection SQL names its tables without a schema
+   * so that a rebuild can run the same statements against a shadow schema (D26); live sessions
+   * resolve them in the data model's schemas (table names are unique across them).
+   */
+  searchPath?: string[];
+}
+
+/** The data model's schemas (migrations/): the live projection's tables resolve here. */
+export const LIVE_SEARCH_PATH = ['sot', 'public', 'agent_runtime'];
+
+function sessionOptions(opts: PoolOptions): string {
+  const path = (opts.searchPath ?? LIVE_SEARCH_PATH).join(',');
+  if (!/^[a-z_][a-z0-9_,]*$/.test(path)) throw new Error(`invalid search path: ${path}`);
+  return [`-c search_path=${path}`, ...(opts.role ? [`-c role=${opts.role}`] : [])].join(' ');
 }
 
 export function createPool(opts: PoolOptions): Pool {
@@ -23,7 +38,7 @@ export function createPool(opts: PoolOptions): Pool {
     connectionString: opts.connectionString,
     max: opts.max ?? 10,
     application_name: opts.applicationName ?? 'ingest',
-    ...(opts.role ? { options: `-c role=${opts.role}` } : {}),
+    options: sessionOptions(opts),
   });
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});

@@ -18,7 +18,7 @@ export async function claimCommand(
   at: CommandPosition,
 ): Promise<boolean> {
   const r = await tx.query(
-    `INSERT INTO agent_runtime.processed_commands
+    `INSERT INTO processed_commands
        (command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, received_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (command_id) DO NOTHING`,

@@ -6,7 +6,7 @@ const QTY_COLS = 'on_hand_qty bigint, available_qty bigint, allocated_qty bigint
 export async function loadProductIds(tx: PoolClient, shop: string, barcodes: string[]): Promise<Map<string, string>> {
   if (barcodes.length === 0) return new Map();
   const { rows } = await tx.query<{ barcode: string; product_id: string }>(
-    'SELECT barcode, product_id FROM public.products WHERE shop = $1 AND barcode = ANY($2::text[])',
+    'SELECT barcode, product_id FROM products WHERE shop = $1 AND barcode = ANY($2::text[])',
     [shop, barcodes],
   );
   return new Map(rows.map((r) => [r.barcode, r.product_id]));
@@ -21,7 +21,7 @@ export async function loadLocationMatches(tx: PoolClient, shop: string, refs: Lo
   const valid = ids.filter((id) => isUuid(id));
   if (valid.length) {
     const { rows } = await tx.query<{ location_id: string }>(
-      'SELECT location_id FROM sot.locations WHERE shop = $1 AND location_id = ANY($2::uuid[])',
+      'SELECT location_id FROM locations WHERE shop = $1 AND location_id = ANY($2::uuid[])',
       [shop, valid],
     );
     const found = new Set(rows.map((r) => r.location_id));
@@ -30,7 +30,7 @@ export async function loadLocationMatches(tx: PoolClient, shop: string, refs: Lo
   if (exts.length) {
     const { rows } = await tx.query<{ identifier_type: string; identifier_value: string; location_id: string }>(
       `SELECT i.identifier_type, i.identifier_value, i.location_id
-         FROM sot.location_identifiers i
+         FROM location_identifiers i
          JOIN unnest($2::text[], $3::text[]) AS r(t, v) ON i.identifier_type = r.t AND i.identifier_value = r.v
         WHERE i.shop = $1`,
       [shop, exts.map((e) => e.identifier_type), exts.map((e) => e.identifier_value)],
@@ -49,7 +49,7 @@ export async function loadLevels(tx: PoolClient, shop: string, productIds: strin
   const { rows } = await tx.query<Level & { last_absolute_as_of: Date | null; created_at: Date; updated_at: Date }>(
     `SELECT shop, product_id, location_id, barcode, on_hand_qty, available_qty, allocated_qty, reserved_qty, incoming_qty,
             last_absolute_as_of, stock_event_seq, created_at, updated_at
-       FROM sot.inventory_levels
+       FROM inventory_levels
       WHERE shop = $1 AND product_id = ANY($2::uuid[]) AND location_id = ANY($3::uuid[])
       FOR UPDATE`,
     [shop, productIds, locationIds],
@@ -70,7 +70,7 @@ export async function loadLevels(tx: PoolClient, shop: string, productIds: strin
 export async function loadAppliedKey(tx: PoolClient, shop: string, key: string | undefined): Promise<{ payload_hash: string } | null> {
   if (!key) return null;
   const { rows } = await tx.query<{ payload_hash: string }>(
-    'SELECT payload_hash FROM agent_runtime.idempotency_keys WHERE shop = $1 AND idempotency_key = $2',
+    'SELECT payload_hash FROM idempotency_keys WHERE shop = $1 AND idempotency_key = $2',
     [shop, key],
   );
   return rows[0] ?? null;
@@ -79,7 +79,7 @@ export async function loadAppliedKey(tx: PoolClient, shop: string, key: string |
 export async function upsertLevels(tx: PoolClient, levels: Level[], commandId: string): Promise<void> {
   if (levels.length === 0) return;
   await tx.query(
-    `INSERT INTO sot.inventory_levels
+    `INSERT INTO inventory_levels
        (shop, product_id, location_id, barcode, on_hand_qty, available_qty, allocated_qty, reserved_qty, incoming_qty,
         last_absolute_as_of, stock_event_seq, created_at, updated_at, last_command_id)
      SELECT x.*, $2::uuid FROM jsonb_to_recordset($1::jsonb) AS x(shop text, product_id uuid, location_id uuid, barcode text,
@@ -106,7 +106,7 @@ export async function upsertLevels(tx: PoolClient, levels: Level[], commandId: s
 export async function insertInventoryLogs(tx: PoolClient, logs: InventoryLog[]): Promise<void> {
   if (logs.length === 0) return;
   await tx.query(
-    `INSERT INTO sot.inventory_update_logs
+    `INSERT INTO inventory_update_logs
        (log_id, shop, product_id, location_id, barcode, change_type, change_source, before_data, after_data,
         changed_fields, idempotency_key, inventory_as_of, command_id, log_seq, created_at)
      SELECT log_id, shop, product_id, location_id, barcode, change_type, change_source, before_data, after_data,
@@ -122,7 +122,7 @@ export async function insertInventoryLogs(tx: PoolClient, logs: InventoryLog[]):
 export async function upsertDailyRows(tx: PoolClient, rows: DailyRow[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.query(
-    `INSERT INTO sot.inventory_daily_snapshots
+    `INSERT INTO inventory_daily_snapshots
        (shop, product_id, location_id, snapshot_date, barcode, on_hand_qty, available_qty, allocated_qty, reserved_qty,
         incoming_qty, source, inventory_as_of, command_id)
      SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(shop text, product_id uuid, location_id uuid, snapshot_date date,
@@ -143,7 +143,7 @@ export async function recordIdempotencyKey(
   at: string,
 ): Promise<void> {
   await tx.query(
-    `INSERT INTO agent_runtime.idempotency_keys (shop, idempotency_key, command_id, payload_hash, created_at)
+    `INSERT INTO idempotency_keys (shop, idempotency_key, command_id, payload_hash, created_at)
      VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
     [shop, key.idempotency_key, commandId, key.payload_hash, at],
   );

@@ -9,7 +9,7 @@ import type { Projection } from '../projection.ts';
 export async function projectDailySnapshot(tx: PoolClient, c: DailySnapshotCommand): Promise<Projection> {
   const date = c.payload.snapshot_date;
   const run = await tx.query(
-    `INSERT INTO agent_runtime.daily_snapshot_runs (shop, snapshot_date, command_id, created_at)
+    `INSERT INTO daily_snapshot_runs (shop, snapshot_date, command_id, created_at)
      VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
     [c.shop, date, c.command_id, c.received_at],
   );
@@ -17,12 +17,12 @@ export async function projectDailySnapshot(tx: PoolClient, c: DailySnapshotComma
     return { reply: { status: 200, body: { ok: true, shop: c.shop, snapshot_date: date, rows_written: 0, already_done: true } }, events: [] };
   }
   const copied = await tx.query(
-    `INSERT INTO sot.inventory_daily_snapshots
+    `INSERT INTO inventory_daily_snapshots
        (shop, product_id, location_id, snapshot_date, barcode, on_hand_qty, available_qty, allocated_qty, reserved_qty,
         incoming_qty, source, inventory_as_of, command_id)
      SELECT shop, product_id, location_id, $2::date, barcode, on_hand_qty, available_qty, allocated_qty, reserved_qty,
             incoming_qty, 'daily_job', $3::timestamptz, $4::uuid
-       FROM sot.inventory_levels WHERE shop = $1
+       FROM inventory_levels WHERE shop = $1
      ON CONFLICT (shop, product_id, location_id, snapshot_date) DO NOTHING`,
     [c.shop, date, c.received_at, c.command_id],
   );

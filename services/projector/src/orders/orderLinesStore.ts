@@ -23,7 +23,7 @@ export async function loadOrderLinesState(tx: PoolClient, shop: string, rows: un
                   o.ordered_at, o.currency, o.is_test, o.channel_id, o.location_id, o.customer_id, o.gross_amount_taxincl,
                   o.discount_amount_taxincl, o.net_amount_taxincl, o.net_amount_taxexcl, o.tax_amount, o.tax_rate,
                   o.refund_amount, o.refunded_at, o.refund_reason, o.created_at, o.updated_at
-             FROM public.order_line_master o
+             FROM order_line_master o
              JOIN unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS k(s, t, l, n)
                ON o.source_system = k.s AND o.transaction_id = k.t AND o.transaction_line_id = k.l AND o.line_instance_no = k.n
             WHERE o.shop = $1
@@ -37,9 +37,9 @@ export async function loadOrderLinesState(tx: PoolClient, shop: string, rows: un
           ],
         )
       : { rows: [] };
-  const channels = await tx.query<{ id: string }>('SELECT channel_id AS id FROM sot.channels WHERE shop = $1 AND channel_id = ANY($2::uuid[])', [shop, ids('channel_id')]);
-  const locations = await tx.query<{ id: string }>('SELECT location_id AS id FROM sot.locations WHERE shop = $1 AND location_id = ANY($2::uuid[])', [shop, ids('location_id')]);
-  const products = await tx.query<{ barcode: string }>('SELECT barcode FROM public.products WHERE shop = $1 AND barcode = ANY($2::text[])', [
+  const channels = await tx.query<{ id: string }>('SELECT channel_id AS id FROM channels WHERE shop = $1 AND channel_id = ANY($2::uuid[])', [shop, ids('channel_id')]);
+  const locations = await tx.query<{ id: string }>('SELECT location_id AS id FROM locations WHERE shop = $1 AND location_id = ANY($2::uuid[])', [shop, ids('location_id')]);
+  const products = await tx.query<{ barcode: string }>('SELECT barcode FROM products WHERE shop = $1 AND barcode = ANY($2::text[])', [
     shop,
     [...new Set(objs.map((r) => str(r['barcode'])).filter((v): v is string => v !== null))],
   ]);
@@ -66,7 +66,7 @@ export async function loadOrderLinesState(tx: PoolClient, shop: string, rows: un
 export async function upsertOrderLines(tx: PoolClient, lines: OrderLine[], commandId: string): Promise<void> {
   if (lines.length === 0) return;
   await tx.query(
-    `INSERT INTO public.order_line_master
+    `INSERT INTO order_line_master
        (order_line_id, shop, source_system, transaction_id, transaction_line_id, line_instance_no, barcode, ordered_at,
         currency, is_test, channel_id, location_id, customer_id, gross_amount_taxincl, discount_amount_taxincl,
         net_amount_taxincl, net_amount_taxexcl, tax_amount, tax_rate, refund_amount, refunded_at, refund_reason,
@@ -87,7 +87,7 @@ export async function upsertOrderLines(tx: PoolClient, lines: OrderLine[], comma
 export async function insertOrderLineLogs(tx: PoolClient, logs: OrderLineLog[]): Promise<void> {
   if (logs.length === 0) return;
   await tx.query(
-    `INSERT INTO public.order_line_master_update_logs
+    `INSERT INTO order_line_master_update_logs
        (log_id, shop, order_line_id, source_system, transaction_id, transaction_line_id, line_instance_no, change_type,
         before_data, after_data, changed_fields, change_source, ingest_run_id, idempotency_key, changed_by_user_id,
         command_id, log_seq, created_at)

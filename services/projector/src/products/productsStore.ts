@@ -11,7 +11,7 @@ export async function loadProducts(tx: PoolClient, shop: string, barcodes: strin
   const { rows } = await tx.query<Product & { created_at: Date; updated_at: Date }>(
     `SELECT product_id, shop, barcode, product_name, sku, variant_name, brand, category_l1, category_l2,
             category_l3, current_price, current_cost, currency, is_active, created_at, updated_at
-       FROM public.products
+       FROM products
       WHERE shop = $1 AND barcode = ANY($2::text[])
       FOR UPDATE`,
     [shop, barcodes],
@@ -28,7 +28,7 @@ export async function loadProducts(tx: PoolClient, shop: string, barcodes: strin
 export async function upsertProducts(tx: PoolClient, products: Product[], commandId: string): Promise<void> {
   if (products.length === 0) return;
   await tx.query(
-    `INSERT INTO public.products
+    `INSERT INTO products
        (product_id, shop, barcode, product_name, sku, variant_name, brand, category_l1, category_l2, category_l3,
         current_price, current_cost, currency, is_active, created_at, updated_at, last_command_id)
      SELECT x.*, $2::uuid FROM jsonb_to_recordset($1::jsonb) AS x(${COLUMNS})
@@ -45,7 +45,7 @@ export async function upsertProducts(tx: PoolClient, products: Product[], comman
 export async function insertProductLogs(tx: PoolClient, logs: ProductLog[]): Promise<void> {
   if (logs.length === 0) return;
   await tx.query(
-    `INSERT INTO public.product_update_logs
+    `INSERT INTO product_update_logs
        (log_id, shop, product_id, barcode, change_type, before_data, after_data, changed_fields, change_source,
         command_id, log_seq, created_at)
      SELECT log_id, shop, product_id, barcode, change_type, before_data, after_data,
