@@ -1,7 +1,9 @@
-// `npm run replay -- --into scratch [--resume]`: rebuild the read model from offset 0 of the
-// command log into a scratch database (REPLAY_DATABASE_URL, default: the live database's name
-// + `_replay`), with the live projector still serving. `npm run verify` then compares the two.
-// The in-place rebuild with an atomic swap of the live views (D26) is not built yet.
+// `npm run replay [-- --resume] [--keep-old]`: rebuild the read model from offset 0 of the command
+// log into a shadow schema of the live database while the live projector keeps serving, then swap
+// the rebuilt tables in under one short lock (D26).
+// `npm run replay -- --into scratch [--resume]`: rebuild into a scratch database instead
+// (REPLAY_DATABASE_URL, default: the live database's name + `_replay`), without swapping;
+// `npm run verify` then compares the two.
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -9,30 +11,36 @@ import { SchemaRegistry } from '@ingest/contracts';
 import { createPool, dropDatabase, ensureDatabase, migrate, withDatabase } from '@ingest/db';
 import { acquireKafka, REPO_ROOT } from '@ingest/devstack';
 import { createKafka } from '@ingest/kafka';
-import { replayCommandLog } from '@ingest/projector';
+import { rebuildInPlace, replayCommandLog, type ReplayProgress } from '@ingest/projector';
 import { createRegistry, envInt, Gauge, readCommonConfig } from '@ingest/runtime';
 
-const { values } = parseArgs({ options: { into: { type: 'string' }, resume: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { into: { type: 'string' }, resume: { type: 'boolean', default: false }, 'keep-old': { type: 'boolean', default: false } },
+});
 const say = (msg: string) => console.error(`[replay] ${msg}`);
-if (values.into !== 'scratch') {
-  say('only `--into scratch` is available: the in-place rebuild with an atomic swap of the live views is not built yet');
+if (values.into !== undefined && values.into !== 'scratch') {
+  say(`unknown target --into ${values.into}: use --into scratch, or nothing to rebuild in place`);
   process.exit(2);
 }
+const inPlace = values.into === undefined;
 
 // The log lives in the broker: KAFKA_BROKERS, the pipeline's running broker, or the project's own started on its data.
 const kafka = await acquireKafka({ dataDir: join(REPO_ROOT, '.data', 'kafka'), log: say });
 const common = readCommonConfig({ ...process.env, KAFKA_BROKERS: kafka.brokers.join(',') });
 const scratchUrl = process.env['REPLAY_DATABASE_URL'] || withDatabase(common.databaseUrl, `${new URL(common.databaseUrl).pathname.slice(1)}_replay`);
-const scratchName = new URL(scratchUrl).pathname.slice(1);
-if (!values.resume) {
-  say(`fresh rebuild into database ${scratchName}`);
-  await dropDatabase(scratchUrl, scratchName);
-} else say(`resuming into database ${scratchName}`);
-await ensureDatabase(scratchUrl);
-await migrate(scratchUrl);
+const targetUrl = inPlace ? common.databaseUrl : scratchUrl;
+if (!inPlace) {
+  const scratchName = new URL(scratchUrl).pathname.slice(1);
+  if (!values.resume) {
+    say(`fresh rebuild into database ${scratchName}`);
+    await dropDatabase(scratchUrl, scratchName);
+  } else say(`resuming into database ${scratchName}`);
+}
+// The live database is migrated too: the rebuild copies its tables' definitions.
+await ensureDatabase(targetUrl);
+await migrate(targetUrl);
 
 const concurrency = envInt(process.env, 'REPLAY_CONCURRENCY', 3, 1);
-const pool = createPool({ connectionString: scratchUrl, max: concurrency + 1, applicationName: 'ingest-replay' });
 // Ctrl-C stops between two batches; `--resume` continues from the checkpoints.
 const stop = new AbortController();
 process.once('SIGINT', () => stop.abort());
@@ -53,36 +61,42 @@ const metricsPort = envInt(process.env, 'REPLAY_METRICS_PORT', 0, 0);
 const server = metricsPort
   ? createServer((_req, res) => void registry.metrics().then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text))).listen(metricsPort)
   : null;
+const onProgress = (p: ReplayProgress) => {
+  metrics.done.set(p.done);
+  metrics.total.set(p.total);
+  metrics.rate.set(p.commandsPerSecond);
+  metrics.lag.set(p.total - p.done);
+  if (p.etaSeconds !== null) metrics.eta.set(p.etaSeconds);
+  say(
+    `${fmt(p.done)} / ${fmt(p.total)} commands (${p.total ? ((100 * p.done) / p.total).toFixed(1) : '100.0'}%) · ` +
+      `${fmt(p.commandsPerSecond)} cmd/s · lag ${fmt(p.total - p.done)} · ETA ${p.etaSeconds === null ? '?' : `${Math.ceil(p.etaSeconds)} s`}`,
+  );
+};
+const replayOptions = {
+  kafka: createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-replay' }),
+  schemas: new SchemaRegistry(),
+  topic: common.topics.commands,
+  batchSize: envInt(process.env, 'REPLAY_BATCH', 500, 1),
+  concurrency,
+  onProgress,
+  onWarn: (msg: string, detail: object) => say(`${msg} ${JSON.stringify(detail)}`),
+  signal: stop.signal,
+};
+const pool = inPlace ? null : createPool({ connectionString: scratchUrl, max: concurrency + 1, applicationName: 'ingest-replay' });
+const resumeHint = `npm run replay --${inPlace ? '' : ' --into scratch'} --resume`;
 try {
-  const result = await replayCommandLog({
-    pool,
-    kafka: createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-replay' }),
-    schemas: new SchemaRegistry(),
-    topic: common.topics.commands,
-    batchSize: envInt(process.env, 'REPLAY_BATCH', 500, 1),
-    concurrency,
-    onProgress: (p) => {
-      metrics.done.set(p.done);
-      metrics.total.set(p.total);
-      metrics.rate.set(p.commandsPerSecond);
-      metrics.lag.set(p.total - p.done);
-      if (p.etaSeconds !== null) metrics.eta.set(p.etaSeconds);
-      say(
-        `${fmt(p.done)} / ${fmt(p.total)} commands (${p.total ? ((100 * p.done) / p.total).toFixed(1) : '100.0'}%) · ` +
-          `${fmt(p.commandsPerSecond)} cmd/s · lag ${fmt(p.total - p.done)} · ETA ${p.etaSeconds === null ? '?' : `${Math.ceil(p.etaSeconds)} s`}`,
-      );
-    },
-    onWarn: (msg, detail) => say(`${msg} ${JSON.stringify(detail)}`),
-    signal: stop.signal,
-  });
-  if (!result.complete) say('stopped before the end of the log; continue with: npm run replay -- --into scratch --resume');
+  const result = pool
+    ? await replayCommandLog({ ...replayOptions, pool })
+    : await rebuildInPlace({ ...replayOptions, databaseUrl: common.databaseUrl, resume: values.resume, keepRetired: values['keep-old'], say });
+  if (!result.complete) say(`stopped before the ${inPlace ? 'swap' : 'end of the log'}; continue with: ${resumeHint}`);
   say(`${result.complete ? 'done' : 'stopped'}: ${fmt(result.applied)} applied, ${fmt(result.skipped)} skipped in ${result.seconds.toFixed(1)} s (${fmt(result.commandsPerSecond)} cmd/s)`);
-  say('compare with the live read model: npm run verify');
+  if (!inPlace) say('compare with the live read model: npm run verify');
+  if (!result.complete) process.exitCode = 3;
 } catch (err) {
   say(`failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exitCode = 1;
 } finally {
-  await pool.end();
+  await pool?.end();
   await kafka.release();
   server?.close();
 }

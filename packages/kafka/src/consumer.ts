@@ -25,6 +25,8 @@ export interface ConsumerOptions {
   partitionsConsumedConcurrently?: number;
   /** Commit offsets to the group (default true). A replay keeps its position in its own database. */
   autoCommit?: boolean;
+  /** How long a fetch waits for new messages (kafkajs default 5 s); stopping waits for it too. */
+  maxWaitTimeMs?: number;
   /** Start each partition of the (single) topic at this offset instead of the group's position. */
   startAt?: Map<number, string>;
   eachBatch(messages: IncomingMessage[], ctx: BatchContext): Promise<void>;
@@ -44,6 +46,7 @@ export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<
     maxBytesPerPartition: 64 * 1024 * 1024,
     maxBytes: 128 * 1024 * 1024,
     allowAutoTopicCreation: false,
+    ...(opts.maxWaitTimeMs === undefined ? {} : { maxWaitTimeInMs: opts.maxWaitTimeMs }),
   });
   await consumer.connect();
   for (const topic of opts.topics) await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning ?? true });

@@ -1,11 +1,14 @@
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { Pool, PoolClient } from '@ingest/db';
-import { runConsumer, type IncomingMessage, type Kafka } from '@ingest/kafka';
+import { runConsumer, type IncomingMessage, type Kafka, type RunningConsumer } from '@ingest/kafka';
 import { applyCommand, isDeterministicDbError } from '../applyCommand.ts';
 import { createCommandDecoder } from '../decodeCommand.ts';
 import { claimCommand } from '../runtimeStore.ts';
 
 export const REPLAY_PROJECTOR = 'replay';
+
+/** Next offset per partition of the command topic. */
+export type Positions = Map<number, number>;
 
 export interface ReplayProgress {
   applied: number;
@@ -17,7 +20,7 @@ export interface ReplayProgress {
 }
 
 export interface ReplayResult {
-  /** False when stopped by the signal before the end of the log. */
+  /** False when stopped (signal, stop()) before reaching the target. */
   complete: boolean;
   applied: number;
   /** Already applied (a resumed run) or undecodable commands. */
@@ -27,7 +30,10 @@ export interface ReplayResult {
 }
 
 export interface ReplayOptions {
-  /** The target database: migrated, empty or holding an earlier run's checkpoints (resume). */
+  /**
+   * Where the rebuilt tables are: a migrated scratch database, or a pool whose search path is a
+   * shadow schema (D26). Empty, or holding an earlier run's checkpoints (resume).
+   */
   pool: Pool;
   kafka: Kafka;
   schemas: SchemaRegistry;
@@ -39,13 +45,26 @@ export interface ReplayOptions {
   onProgress?: (p: ReplayProgress) => void;
   progressEveryMs?: number;
   onWarn?: (msg: string, detail: object) => void;
-  /** Stops the replay between two batches; a later call resumes from the checkpoints. */
+  /** Stops the replay between two batches; a later run resumes from the checkpoints. */
   signal?: AbortSignal;
 }
 
-async function loadCheckpoints(pool: Pool, topic: string): Promise<Map<number, number>> {
+export interface ReplayRun {
+  /** The next offset to replay, per partition (committed with the rows). */
+  positions(): Positions;
+  /**
+   * Replays up to `target` (next offset per partition; a target never moves back) and resolves
+   * when every partition has reached it, or when the replay is stopped. Rejects if it failed.
+   */
+  runTo(target: Positions): Promise<void>;
+  reached(target: Positions): boolean;
+  progress(): ReplayProgress;
+  stop(): Promise<ReplayResult>;
+}
+
+async function loadCheckpoints(pool: Pool, topic: string): Promise<Positions> {
   const { rows } = await pool.query<{ kafka_partition: number; next_offset: number }>(
-    'SELECT kafka_partition, next_offset FROM agent_runtime.projector_checkpoints WHERE projector = $1 AND kafka_topic = $2',
+    'SELECT kafka_partition, next_offset FROM projector_checkpoints WHERE projector = $1 AND kafka_topic = $2',
     [REPLAY_PROJECTOR, topic],
   );
   return new Map(rows.map((r) => [r.kafka_partition, r.next_offset]));
@@ -53,42 +72,70 @@ async function loadCheckpoints(pool: Pool, topic: string): Promise<Map<number, n
 
 async function saveCheckpoint(tx: PoolClient, topic: string, partition: number, nextOffset: number): Promise<void> {
   await tx.query(
-    `INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset, updated_at)
+    `INSERT INTO projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset, updated_at)
      VALUES ($1, $2, $3, $4, now())
      ON CONFLICT (projector, kafka_topic, kafka_partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
     [REPLAY_PROJECTOR, topic, partition, nextOffset],
   );
 }
 
+async function topicOffsets(kafka: Kafka, topic: string): Promise<Array<{ partition: number; low: number; high: number }>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.map((o) => ({ partition: o.partition, low: Number(o.low), high: Number(o.high) }));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The end of the command log now (next offset per partition). */
+export async function logEnd(kafka: Kafka, topic: string): Promise<Positions> {
+  return new Map((await topicOffsets(kafka, topic)).map((o) => [o.partition, o.high]));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
- * D26: rebuilds the read model of `pool`'s database from offset 0 of the command log (or from its
- * checkpoints, when resuming), up to the end of the log as it was when the replay started. The
- * same deciders as live; many commands per transaction, each under a savepoint so a command that
- * failed live fails alone here too; the checkpoint commits with the batch. No outbox rows and no
- * stored replies: the events were published and the callers answered live.
+ * D26: replays the command log into `pool`'s tables from offset 0 (or from its checkpoints, when
+ * resuming) with the live deciders. Many commands per transaction, each under a savepoint so a
+ * command that failed live fails alone here too; the checkpoint commits with the batch. No outbox
+ * rows and no stored replies: the events were published and the callers answered live.
+ *
+ * The run follows a target that may move forward (`runTo`), so an in-place rebuild can track the
+ * live projector's position up to the moment it swaps; it never passes the target, as a command
+ * applied here but not yet live would be skipped live as a duplicate after the swap.
  */
-export async function replayCommandLog(opts: ReplayOptions): Promise<ReplayResult> {
+export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
   const { pool, topic } = opts;
   const batchSize = opts.batchSize ?? 500;
   const decode = createCommandDecoder(opts.schemas);
-  const admin = opts.kafka.admin();
-  await admin.connect();
-  const offsets = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+  const offsets = await topicOffsets(opts.kafka, topic);
   const checkpoints = await loadCheckpoints(pool, topic);
-
-  const end = new Map(offsets.map((o) => [o.partition, Number(o.high)]));
-  const start = new Map(offsets.map((o) => [o.partition, Math.max(Number(o.low), checkpoints.get(o.partition) ?? 0)]));
-  const pending = new Set([...end].filter(([p, high]) => (start.get(p) ?? 0) < high).map(([p]) => p));
-  const total = [...end].reduce((s, [p, high]) => s + Math.max(0, high - (start.get(p) ?? 0)), 0);
+  const position: Positions = new Map(offsets.map((o) => [o.partition, Math.max(o.low, checkpoints.get(o.partition) ?? 0)]));
+  const origin = new Map(position);
+  const target: Positions = new Map(position);
   let applied = 0;
   let skipped = 0;
+  let failure: unknown = null;
+  let stopped = false;
   const started = Date.now();
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const w of waiters) w();
+  };
+  opts.signal?.addEventListener('abort', wake, { once: true });
+  const halted = () => stopped || failure !== null || opts.signal?.aborted === true;
 
+  // A partition the log does not have (yet) has nothing to replay.
+  const reached = (t: Positions) => [...t].every(([p, o]) => (position.get(p) ?? o) >= o);
   const progress = (): ReplayProgress => {
     const done = applied + skipped;
+    const total = [...target].reduce((s, [p, o]) => s + Math.max(0, o - (origin.get(p) ?? 0)), 0);
     const seconds = (Date.now() - started) / 1000;
     const rate = seconds > 0 ? done / seconds : 0;
-    return { applied, skipped, done, total, commandsPerSecond: rate, etaSeconds: rate > 0 ? (total - done) / rate : null };
+    return { applied, skipped, done, total, commandsPerSecond: rate, etaSeconds: rate > 0 ? Math.max(0, total - done) / rate : null };
   };
   const ticker = opts.onProgress ? setInterval(() => opts.onProgress?.(progress()), opts.progressEveryMs ?? 1000) : null;
 
@@ -128,53 +175,85 @@ export async function replayCommandLog(opts: ReplayOptions): Promise<ReplayResul
     }
   };
 
-  let finish: () => void = () => {};
-  let fail: (err: unknown) => void = () => {};
-  const finished = new Promise<void>((resolve, reject) => {
-    finish = resolve;
-    fail = reject;
-  });
-  if (pending.size === 0) finish();
-  opts.signal?.addEventListener('abort', () => finish(), { once: true });
-
-  const consumer = await runConsumer(opts.kafka, {
+  const consumer: RunningConsumer = await runConsumer(opts.kafka, {
     groupId: `replay-${started}-${Math.floor(Math.random() * 1e9)}`,
     topics: [topic],
     autoCommit: false,
-    startAt: new Map([...start].map(([p, o]) => [p, String(o)])),
+    // Short polls: the run follows a moving target and its stop should not wait out a long poll.
+    maxWaitTimeMs: 250,
+    startAt: new Map([...position].map(([p, o]) => [p, String(o)])),
     partitionsConsumedConcurrently: opts.concurrency ?? 3,
     eachBatch: async (messages, ctx) => {
+      const partition = messages[0]?.partition;
+      if (partition === undefined || halted()) return;
       try {
-        const partition = messages[0]?.partition;
-        if (partition === undefined || !pending.has(partition)) return;
-        const high = end.get(partition) ?? 0;
-        const wanted = messages.filter((m) => Number(m.offset) >= (start.get(partition) ?? 0) && Number(m.offset) < high);
-        for (let i = 0; i < wanted.length && ctx.isRunning() && !opts.signal?.aborted; i += batchSize) {
+        const from = position.get(partition) ?? 0;
+        const upTo = target.get(partition) ?? 0;
+        const wanted = messages.filter((m) => Number(m.offset) >= from && Number(m.offset) < upTo);
+        for (let i = 0; i < wanted.length && ctx.isRunning() && !halted(); i += batchSize) {
           const chunk = wanted.slice(i, i + batchSize);
           await applyBatch(chunk);
           const last = chunk[chunk.length - 1];
           if (last) {
-            start.set(partition, Number(last.offset) + 1);
+            position.set(partition, Number(last.offset) + 1);
             ctx.resolveOffset(last.offset);
           }
           await ctx.heartbeat();
         }
-        if ((start.get(partition) ?? 0) >= high) {
-          pending.delete(partition);
-          if (pending.size === 0) finish();
-        }
+        wake();
+        // Messages past the target stay unresolved, so the consumer fetches them again; the pause
+        // keeps that from spinning while the target waits for the live projector to move.
+        if (wanted.length < messages.length) await sleep(100);
       } catch (err) {
-        fail(err);
-        throw err;
+        failure ??= err;
+        wake();
       }
     },
   });
+
+  const runTo = async (t: Positions): Promise<void> => {
+    for (const [p, o] of t) if (o > (target.get(p) ?? 0)) target.set(p, o);
+    while (!reached(t) && !halted()) {
+      await new Promise<void>((resolve) => {
+        const w = () => {
+          waiters.delete(w);
+          resolve();
+        };
+        waiters.add(w);
+      });
+    }
+    if (failure) throw failure;
+  };
+
+  return {
+    positions: () => new Map(position),
+    runTo,
+    reached,
+    progress,
+    stop: async () => {
+      const complete = reached(target) && failure === null;
+      stopped = true;
+      wake();
+      if (ticker) clearInterval(ticker);
+      await consumer.stop();
+      const seconds = (Date.now() - started) / 1000;
+      return { complete, applied, skipped, seconds, commandsPerSecond: seconds > 0 ? (applied + skipped) / seconds : 0 };
+    },
+  };
+}
+
+/**
+ * Replays into a scratch target up to `until` (default: the end of the log when it starts). The
+ * scratch rebuild never swaps, so it may run ahead of the live projector.
+ */
+export async function replayCommandLog(opts: ReplayOptions & { until?: Positions }): Promise<ReplayResult> {
+  const until = opts.until ?? (await logEnd(opts.kafka, opts.topic));
+  const run = await startReplay(opts);
   try {
-    await finished;
-  } finally {
-    if (ticker) clearInterval(ticker);
-    await consumer.stop();
+    await run.runTo(until);
+  } catch (err) {
+    await run.stop();
+    throw err;
   }
-  const seconds = (Date.now() - started) / 1000;
-  return { complete: pending.size === 0, applied, skipped, seconds, commandsPerSecond: seconds > 0 ? (applied + skipped) / seconds : 0 };
+  return run.stop();
 }

@@ -1,0 +1,140 @@
+import { createPool, type Pool } from '@ingest/db';
+import { startReplay, type Positions, type ReplayOptions, type ReplayResult, type ReplayRun } from './replayer.ts';
+import { createShadowSchema, dropRetired, dropShadowSchema, projectedPositions, shadowSchemaExists, SHADOW_SCHEMA, swapShadowIn } from './shadowSchema.ts';
+
+export interface RebuildOptions extends Omit<ReplayOptions, 'pool'> {
+  /** The live database, as a role that may create and move tables (the migrating owner). */
+  databaseUrl: string;
+  /** Continue into the shadow schema an earlier, stopped run left behind. */
+  resume?: boolean;
+  /** Keep the replaced tables in the retired schema instead of dropping them. */
+  keepRetired?: boolean;
+  /** Swap once the rebuild is within this many commands of the live projection (default 1,000). */
+  maxSwapGap?: number;
+  lockTimeoutMs?: number;
+  /** Called with the swap's locks held, just before the tables move. */
+  onLocked?: () => Promise<void> | void;
+  /** When the replaced tables are retired; names the retired schema. */
+  now?: Date;
+  say?: (msg: string) => void;
+}
+
+export interface RebuildResult extends ReplayResult {
+  swapped: boolean;
+  /** Schema holding the replaced tables (null when dropped or not swapped). */
+  retired: string | null;
+  /** How long readers and the live projector waited on the swap's locks. */
+  lockedMs: number;
+}
+
+// lock_not_available (lock_timeout), deadlock_detected, query_canceled (the swap's lock budget).
+const LOCK_CONFLICT = new Set(['55P03', '40P01', '57014']);
+const SWAP_ATTEMPTS = 20;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const gapTo = (target: Positions, at: Positions) => [...target].reduce((s, [p, o]) => s + Math.max(0, o - (at.get(p) ?? 0)), 0);
+const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace('T', '_').slice(0, 15);
+
+/**
+ * D26 in place: replays the command log into a shadow schema of the live database while the live
+ * projector keeps serving, follows the live projection until it is close, then swaps the rebuilt
+ * tables in under one short lock. The rebuild never goes past the live projection, so every
+ * command after the swap is projected live, with its events and reply, exactly once.
+ */
+export async function rebuildInPlace(opts: RebuildOptions): Promise<RebuildResult> {
+  const say = opts.say ?? (() => {});
+  const admin = createPool({ connectionString: opts.databaseUrl, max: 2, applicationName: 'ingest-rebuild' });
+  let shadowPool: Pool | null = null;
+  let run: ReplayRun | null = null;
+  const outcome = { swapped: false, retired: null as string | null, lockedMs: 0 };
+  try {
+    const client = await admin.connect();
+    try {
+      if (opts.resume && (await shadowSchemaExists(client))) say(`resuming into the shadow schema ${SHADOW_SCHEMA}`);
+      else {
+        say(`fresh rebuild into the shadow schema ${SHADOW_SCHEMA}`);
+        await createShadowSchema(client);
+      }
+    } finally {
+      client.release();
+    }
+    shadowPool = createPool({ connectionString: opts.databaseUrl, searchPath: [SHADOW_SCHEMA], max: (opts.concurrency ?? 3) + 1, applicationName: 'ingest-rebuild' });
+    const replay = await startReplay({ ...opts, pool: shadowPool });
+    run = replay;
+    const livePositions = async () => {
+      const c = await admin.connect();
+      try {
+        return await projectedPositions(c, opts.topic);
+      } finally {
+        c.release();
+      }
+    };
+
+    // Follow the live projection: replay up to where it stands, look again, until close.
+    for (let round = 1; ; round++) {
+      await replay.runTo(await livePositions());
+      if (opts.signal?.aborted) {
+        run = null;
+        return { ...(await replay.stop()), ...outcome, complete: false };
+      }
+      const gap = gapTo(await livePositions(), replay.positions());
+      if (gap <= (opts.maxSwapGap ?? 1000) || round >= 10) {
+        say(`within ${gap} commands of the live projection: swapping`);
+        break;
+      }
+    }
+
+    const retired = `retired_${stamp(opts.now ?? new Date())}`;
+    for (let attempt = 1; attempt <= SWAP_ATTEMPTS && !outcome.swapped && !opts.signal?.aborted; attempt++) {
+      const c = await admin.connect();
+      let conflict: string | null = null;
+      try {
+        const swap = await swapShadowIn(c, {
+          topic: opts.topic,
+          retired,
+          ...(opts.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: opts.lockTimeoutMs }),
+          ...(opts.onLocked ? { onLocked: opts.onLocked } : {}),
+          catchUp: async (target) => {
+            await replay.runTo(target);
+            return replay.reached(target);
+          },
+        });
+        outcome.swapped = swap.swapped;
+        outcome.lockedMs = swap.lockedMs;
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (!code || !LOCK_CONFLICT.has(code)) throw err;
+        conflict = code;
+      } finally {
+        c.release();
+      }
+      if (conflict) {
+        say(`swap attempt ${attempt} could not take its locks (${conflict}); retrying`);
+        await sleep(50 + Math.random() * 200 * attempt);
+      }
+    }
+    const result = await replay.stop();
+    run = null;
+    if (!outcome.swapped) return { ...result, ...outcome, complete: false };
+    say(`swapped: readers and the live projector waited ${Math.round(outcome.lockedMs)} ms`);
+    const c = await admin.connect();
+    try {
+      await dropShadowSchema(c);
+      if (opts.keepRetired) {
+        outcome.retired = retired;
+        say(`the replaced tables are kept in schema ${retired}`);
+      } else {
+        await dropRetired(c, retired).then(() => say('dropped the replaced tables'), (err: unknown) => {
+          outcome.retired = retired;
+          say(`kept schema ${retired}: ${err instanceof Error ? err.message : String(err)}`);
+        });
+      }
+    } finally {
+      c.release();
+    }
+    return { ...result, ...outcome };
+  } finally {
+    if (run) await run.stop();
+    await shadowPool?.end();
+    await admin.end();
+  }
+}

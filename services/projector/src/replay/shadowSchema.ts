@@ -1,0 +1,186 @@
+import type { PoolClient } from '@ingest/db';
+
+/**
+ * What an in-place rebuild (D26) replaces: the read model and the projection state that decides
+ * later commands (claims, idempotency keys, daily runs). Outbox, stored replies, command requests
+ * and checkpoints stay: they belong to the live pipeline, not to the projection.
+ */
+export const REBUILT_TABLES: ReadonlyArray<{ schema: string; table: string }> = [
+  { schema: 'agent_runtime', table: 'processed_commands' },
+  { schema: 'public', table: 'products' },
+  { schema: 'public', table: 'product_update_logs' },
+  { schema: 'sot', table: 'locations' },
+  { schema: 'sot', table: 'location_identifiers' },
+  { schema: 'sot', table: 'channels' },
+  { schema: 'sot', table: 'inventory_levels' },
+  { schema: 'sot', table: 'inventory_daily_snapshots' },
+  { schema: 'sot', table: 'inventory_update_logs' },
+  { schema: 'public', table: 'order_line_master' },
+  { schema: 'public', table: 'order_line_master_update_logs' },
+  { schema: 'agent_runtime', table: 'idempotency_keys' },
+  { schema: 'agent_runtime', table: 'daily_snapshot_runs' },
+];
+
+/** The rebuild's own position, beside its tables; dropped with the shadow schema. */
+const SHADOW_ONLY = [{ schema: 'agent_runtime', table: 'projector_checkpoints' }];
+
+export const SHADOW_SCHEMA = 'rebuild';
+
+const q = (ident: string) => `"${ident.replaceAll('"', '""')}"`;
+const qualified = (schema: string, table: string) => `${q(schema)}.${q(table)}`;
+
+export async function shadowSchemaExists(client: PoolClient, shadow = SHADOW_SCHEMA): Promise<boolean> {
+  const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [shadow]);
+  return rows.length > 0;
+}
+
+/**
+ * Creates the shadow schema: an empty twin of every rebuilt table with the live table's columns,
+ * defaults, checks, keys, indexes and foreign keys under the same names, and the same grants, so
+ * that moving it into the live schema later changes nothing but the rows. The projection SQL names
+ * tables without a schema, so a session whose search path is only the shadow schema writes here.
+ */
+export async function createShadowSchema(client: PoolClient, shadow = SHADOW_SCHEMA): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    // Definitions come out schema-qualified when nothing but pg_catalog is on the path.
+    await client.query('SET LOCAL search_path = pg_catalog');
+    await client.query(`DROP SCHEMA IF EXISTS ${q(shadow)} CASCADE`);
+    await client.query(`CREATE SCHEMA ${q(shadow)}`);
+    const tables = [...REBUILT_TABLES, ...SHADOW_ONLY];
+    for (const t of tables) {
+      await client.query(`CREATE TABLE ${qualified(shadow, t.table)} (LIKE ${qualified(t.schema, t.table)} INCLUDING ALL EXCLUDING INDEXES)`);
+    }
+    const rebuilt = new Map(tables.map((t) => [`${t.schema}.${t.table}`, t.table]));
+    // Keys and foreign keys under their live names; a foreign key to a rebuilt table points at its twin.
+    const constraints = await client.query<{ schema: string; table: string; name: string; def: string; contype: string }>(
+      `SELECT n.nspname AS schema, c.relname AS table, k.conname AS name, pg_get_constraintdef(k.oid) AS def, k.contype
+         FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE k.contype IN ('p', 'u', 'x', 'f') AND (n.nspname, c.relname) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+        ORDER BY k.contype <> 'p', k.contype = 'f', k.conname`,
+      [tables.map((t) => t.schema), tables.map((t) => t.table)],
+    );
+    for (const k of constraints.rows) {
+      const def = k.def.replace(/REFERENCES ([a-z_]+)\.([a-z_]+)\(/, (whole, schema: string, table: string) =>
+        rebuilt.has(`${schema}.${table}`) ? `REFERENCES ${qualified(shadow, table)}(` : whole,
+      );
+      await client.query(`ALTER TABLE ${qualified(shadow, k.table)} ADD CONSTRAINT ${q(k.name)} ${def}`);
+    }
+    // The other indexes, by their live definitions.
+    const indexes = await client.query<{ schema: string; table: string; def: string }>(
+      `SELECT n.nspname AS schema, c.relname AS table, pg_get_indexdef(i.indexrelid) AS def
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE (n.nspname, c.relname) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+          AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`,
+      [tables.map((t) => t.schema), tables.map((t) => t.table)],
+    );
+    for (const ix of indexes.rows) {
+      const on = ` ON ${ix.schema}.${ix.table} `;
+      if (!ix.def.includes(on)) throw new Error(`unexpected index definition: ${ix.def}`);
+      await client.query(ix.def.replace(on, ` ON ${qualified(shadow, ix.table)} `));
+    }
+    // The live tables' grants (the service role writes them, D25).
+    const grants = await client.query<{ table: string; grantee: string; privilege: string }>(
+      `SELECT c.relname AS table, CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END AS grantee, a.privilege_type AS privilege
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         CROSS JOIN LATERAL aclexplode(c.relacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee
+        WHERE (n.nspname, c.relname) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND a.grantee <> c.relowner`,
+      [tables.map((t) => t.schema), tables.map((t) => t.table)],
+    );
+    for (const g of grants.rows) await client.query(`GRANT ${g.privilege} ON ${qualified(shadow, g.table)} TO ${g.grantee}`);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  }
+}
+
+/** Live position of the projection: the next offset per partition after the last claimed command. */
+export async function projectedPositions(client: PoolClient, topic: string, schema = 'agent_runtime'): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ partition: number; next: number }>(
+    `SELECT kafka_partition AS partition, max(kafka_offset) + 1 AS next FROM ${qualified(schema, 'processed_commands')}
+      WHERE kafka_topic = $1 GROUP BY kafka_partition`,
+    [topic],
+  );
+  return new Map(rows.map((r) => [r.partition, Number(r.next)]));
+}
+
+export interface SwapOptions {
+  /** Brings the shadow tables to `target` (committed) while the live tables are locked; false if it could not. */
+  catchUp: (target: Map<number, number>) => Promise<boolean>;
+  topic: string;
+  shadow?: string;
+  /** Where the replaced tables go; kept for inspection when `keepRetired`, else dropped after the swap. */
+  retired: string;
+  lockTimeoutMs?: number;
+  /** Called with every lock held, just before the tables move (progress output; tests). */
+  onLocked?: () => Promise<void> | void;
+}
+
+/**
+ * The swap (D26). In one transaction: lock the claims table first (every live projector
+ * transaction starts there, so none can be half way through), then the read views and the other
+ * tables, backing off rather than deadlocking a reader (a lock conflict error: retry); read where the live projection stands and let the
+ * rebuild catch up to exactly there; move the live tables out and the rebuilt ones in; point
+ * every view over them at the rebuilt tables. Readers wait on the locks and then read the rebuilt
+ * tables: they never see an empty or half-built view. The live projector's next transaction
+ * resolves the table names again and carries on in the rebuilt tables from where it stood.
+ */
+export async function swapShadowIn(client: PoolClient, opts: SwapOptions): Promise<{ swapped: boolean; lockedMs: number }> {
+  const shadow = opts.shadow ?? SHADOW_SCHEMA;
+  const live = REBUILT_TABLES.map((t) => qualified(t.schema, t.table));
+  await client.query('BEGIN');
+  try {
+    await client.query('SET LOCAL search_path = pg_catalog');
+    await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(opts.lockTimeoutMs ?? 10_000))}`);
+    const views = await client.query<{ oid: number; name: string }>(
+      `SELECT DISTINCT v.oid::int AS oid, v.oid::regclass::text AS name
+         FROM pg_depend d JOIN pg_rewrite r ON r.oid = d.objid JOIN pg_class v ON v.oid = r.ev_class
+        WHERE d.refobjid = ANY($1::regclass[]) AND v.relkind = 'v' AND v.oid <> d.refobjid
+        ORDER BY 2`,
+      [live],
+    );
+    // Readers never touch the claims: waiting here for a live projector transaction is harmless.
+    await client.query('LOCK TABLE agent_runtime.processed_commands IN ACCESS EXCLUSIVE MODE');
+    // A reader may hold one view while it waits for another this swap already holds. Taking the
+    // rest in one statement that gives up well before any reader's deadlock check fires means a
+    // cycle always ends with the swap backing off (and retrying), never with a reader's error.
+    const deadlock = await client.query<{ ms: number }>(`SELECT setting::int AS ms FROM pg_settings WHERE name = 'deadlock_timeout'`);
+    const budget = Math.max(10, Math.floor((deadlock.rows[0]?.ms ?? 1000) / 2));
+    await client.query(`SET LOCAL statement_timeout = ${budget}`);
+    await client.query(`LOCK TABLE ${[...views.rows.map((v) => v.name), ...live].join(', ')} IN ACCESS EXCLUSIVE MODE`);
+    await client.query('SET LOCAL statement_timeout = 0');
+    const lockedAt = performance.now();
+
+    const target = await projectedPositions(client, opts.topic);
+    if (!(await opts.catchUp(target))) {
+      await client.query('ROLLBACK');
+      return { swapped: false, lockedMs: performance.now() - lockedAt };
+    }
+    const defs: Array<{ name: string; def: string }> = [];
+    for (const v of views.rows) {
+      const { rows } = await client.query<{ def: string }>('SELECT pg_get_viewdef($1::oid) AS def', [v.oid]);
+      defs.push({ name: v.name, def: rows[0]?.def ?? '' });
+    }
+    await opts.onLocked?.();
+    await client.query(`CREATE SCHEMA ${q(opts.retired)}`);
+    for (const t of REBUILT_TABLES) await client.query(`ALTER TABLE ${qualified(t.schema, t.table)} SET SCHEMA ${q(opts.retired)}`);
+    for (const t of REBUILT_TABLES) await client.query(`ALTER TABLE ${qualified(shadow, t.table)} SET SCHEMA ${q(t.schema)}`);
+    for (const v of defs) await client.query(`CREATE OR REPLACE VIEW ${v.name} AS ${v.def}`);
+    await client.query('COMMIT');
+    return { swapped: true, lockedMs: performance.now() - lockedAt };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  }
+}
+
+/** Drops the replaced tables (refuses, and keeps them, if anything else still depends on them). */
+export async function dropRetired(client: PoolClient, retired: string): Promise<void> {
+  await client.query(`DROP TABLE ${REBUILT_TABLES.map((t) => qualified(retired, t.table)).join(', ')}`);
+  await client.query(`DROP SCHEMA ${q(retired)}`);
+}
+
+export async function dropShadowSchema(client: PoolClient, shadow = SHADOW_SCHEMA): Promise<void> {
+  await client.query(`DROP SCHEMA IF EXISTS ${q(shadow)} CASCADE`);
+}
