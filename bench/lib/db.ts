@@ -62,12 +62,13 @@ export function phaseOf(sql: string): { phase: string; load: boolean } {
   const s = sql.replace(/\s+/g, ' ').trim();
   if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/i.test(s)) return { phase: s.split(' ')[0]!.toLowerCase(), load: false };
   if (s.startsWith('SELECT')) return { phase: 'load', load: true };
-  if (s.includes('agent_runtime.processed_commands')) return { phase: 'claim', load: false };
+  // The projection names its tables without a schema (search_path, D26); runtime tables are qualified.
+  if (/INTO (agent_runtime\.)?processed_commands/.test(s)) return { phase: 'claim', load: false };
   if (s.includes('_update_logs')) return { phase: 'log_insert', load: false };
   if (s.includes('inventory_daily_snapshots')) return { phase: 'daily_upsert', load: false };
   if (s.includes('agent_runtime.outbox')) return { phase: 'outbox', load: false };
   if (s.includes('agent_runtime.command_results')) return { phase: 'result', load: false };
-  if (s.includes('INSERT INTO sot.inventory_levels') || s.includes('INSERT INTO public.order_line_master ')) return { phase: 'upsert', load: false };
+  if (/INSERT INTO (sot\.)?inventory_levels|INSERT INTO (public\.)?order_line_master /.test(s)) return { phase: 'upsert', load: false };
   return { phase: 'other_sql', load: false };
 }
 

@@ -11,7 +11,7 @@ let client: pg.Client;
 
 beforeAll(async () => {
   url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, 'template1');
-  expect(await migrate(url)).toHaveLength(1);
+  expect(await migrate(url)).toEqual(['1763700000000_data-model', '1763800000000_hot-updates']);
   client = new pg.Client({ connectionString: url });
   await client.connect();
 });
@@ -34,6 +34,23 @@ async function asRole<T>(role: string, sql: string): Promise<{ ok: true; rows: T
 }
 
 describe('migrations', () => {
+  it('a second run applies nothing', async () => {
+    expect(await migrate(url)).toEqual([]);
+  });
+
+  it('leaves room for HOT updates on the upserted tables', async () => {
+    const { rows } = await client.query(
+      `SELECT c.oid::regclass::text AS t, c.reloptions FROM pg_class c
+        WHERE c.oid IN ('sot.inventory_levels'::regclass, 'sot.inventory_daily_snapshots'::regclass, 'public.order_line_master'::regclass, 'public.products'::regclass) ORDER BY 1`,
+    );
+    expect(rows).toEqual([
+      { t: 'order_line_master', reloptions: ['fillfactor=80'] },
+      { t: 'products', reloptions: ['fillfactor=90'] },
+      { t: 'sot.inventory_daily_snapshots', reloptions: ['fillfactor=80'] },
+      { t: 'sot.inventory_levels', reloptions: ['fillfactor=80'] },
+    ]);
+  });
+
   it('a second run applies nothing', async () => {
     expect(await migrate(url)).toEqual([]);
   });

@@ -61,6 +61,22 @@ async function tableOids(): Promise<string[]> {
   return rows.map((r) => r.oid);
 }
 
+/** Indexes, constraints, storage options and grants of the rebuilt tables, by name. */
+async function shape(): Promise<unknown[]> {
+  const { rows } = await p.db.query(
+    `SELECT n.nspname || '.' || c.relname AS table, c.reloptions, c.relacl::text[] AS acl,
+            ARRAY(SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i WHERE i.indrelid = c.oid ORDER BY 1) AS indexes,
+            ARRAY(SELECT k.conname || ' ' || pg_get_constraintdef(k.oid) FROM pg_constraint k WHERE k.conrelid = c.oid ORDER BY 1) AS constraints,
+            ARRAY(SELECT a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+                    FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                   WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum) AS columns
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE (n.nspname, c.relname) IN (SELECT * FROM unnest($1::text[], $2::text[])) ORDER BY 1`,
+    [REBUILT_TABLES.map((t) => t.schema), REBUILT_TABLES.map((t) => t.table)],
+  );
+  return rows;
+}
+
 async function schemas(): Promise<string[]> {
   const { rows } = await p.db.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE nspname = 'rebuild' OR nspname LIKE 'retired_%'`);
   return rows.map((r) => r.name);
@@ -105,7 +121,7 @@ afterAll(async () => {
 describe('in-place rebuild with an atomic swap (D26)', () => {
   it('swaps in rebuilt tables while readers read: every read sees the whole read model, and nothing is published', async () => {
     const before = await viewDigests(reader);
-    const [oids, outbox, ends] = [await tableOids(), await outboxCount(), await topicEnds()];
+    const [oids, outbox, ends, shapeBefore] = [await tableOids(), await outboxCount(), await topicEnds(), await shape()];
     const reading = readContinuously(reader);
     let blockedReaders = 0;
     const result = await rebuild({
@@ -132,6 +148,9 @@ describe('in-place rebuild with an atomic swap (D26)', () => {
     const after = await tableOids();
     after.forEach((oid, i) => expect(oid, REBUILT_TABLES[i]!.table).not.toBe(oids[i]));
     expect(await schemas()).toEqual([]);
+    // ...with the same columns, defaults, keys, indexes, foreign keys, storage options and grants.
+    expect(await shape()).toEqual(shapeBefore);
+    expect((shapeBefore as Array<{ table: string; reloptions: string[] | null }>).find((t) => t.table === 'sot.inventory_levels')?.reloptions).toEqual(['fillfactor=80']);
     // No outbox rows, no events: they were published live.
     expect(await outboxCount()).toBe(outbox);
     expect(await topicEnds()).toEqual(ends);

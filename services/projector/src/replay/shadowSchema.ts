@@ -51,6 +51,13 @@ export async function createShadowSchema(client: PoolClient, shadow = SHADOW_SCH
     for (const t of tables) {
       await client.query(`CREATE TABLE ${qualified(shadow, t.table)} (LIKE ${qualified(t.schema, t.table)} INCLUDING ALL EXCLUDING INDEXES)`);
     }
+    // Storage parameters (fillfactor) are not part of LIKE.
+    const reloptions = await client.query<{ table: string; options: string[] }>(
+      `SELECT c.relname AS table, c.reloptions AS options FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.reloptions IS NOT NULL AND (n.nspname, c.relname) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+      [tables.map((t) => t.schema), tables.map((t) => t.table)],
+    );
+    for (const r of reloptions.rows) await client.query(`ALTER TABLE ${qualified(shadow, r.table)} SET (${r.options.join(', ')})`);
     const rebuilt = new Map(tables.map((t) => [`${t.schema}.${t.table}`, t.table]));
     // Keys and foreign keys under their live names; a foreign key to a rebuilt table points at its twin.
     const constraints = await client.query<{ schema: string; table: string; name: string; def: string; contype: string }>(
