@@ -1,10 +1,25 @@
-import { v5 as uuidv5 } from 'uuid';
+import { createHash } from 'node:crypto';
+
+/**
+ * RFC 9562 UUIDv5 (SHA-1 of namespace + name). Same ids as the `uuid` package's v5 (the unit test
+ * checks it against that package), about 3x faster: the namespace is parsed once, and the name is
+ * hashed without an intermediate byte array. A 10,000-line command derives 10,000+ ids.
+ */
+export function uuidv5(name: string, namespace: Buffer): string {
+  const h = createHash('sha1').update(namespace).update(name, 'utf8').digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.toString('hex', 0, 16);
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+export const namespaceBytes = (ns: string): Buffer => Buffer.from(ns.replaceAll('-', ''), 'hex');
 
 // Fixed namespaces: internal ids are derived, never drawn (D3), so a replay yields the same ids.
-const PRODUCT_NS = '5b0f3c2e-8d7a-4c1e-9f3b-2a6d4e8c1b70';
-const LOG_NS = '9c1d7e4a-3b2f-4a6e-8d5c-7f0e1a2b3c4d';
-const EVENT_NS = 'e3a9f1c7-6d2b-4e8a-9b5f-1c7d3e9a2f6b';
-const ORDER_LINE_NS = '2d7c4b1a-8e3f-4a5b-9c6d-0e1f2a3b4c5d';
+export const PRODUCT_NS = namespaceBytes('5b0f3c2e-8d7a-4c1e-9f3b-2a6d4e8c1b70');
+export const LOG_NS = namespaceBytes('9c1d7e4a-3b2f-4a6e-8d5c-7f0e1a2b3c4d');
+export const EVENT_NS = namespaceBytes('e3a9f1c7-6d2b-4e8a-9b5f-1c7d3e9a2f6b');
+export const ORDER_LINE_NS = namespaceBytes('2d7c4b1a-8e3f-4a5b-9c6d-0e1f2a3b4c5d');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
