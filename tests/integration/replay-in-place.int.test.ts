@@ -197,6 +197,31 @@ describe('in-place rebuild with an atomic swap (D26)', () => {
     await p.db.query(`DROP SCHEMA ${second.retired} CASCADE`);
   });
 
+  it('refuses to run beside another rebuild of the same database', async () => {
+    const other = await p.db.connect();
+    try {
+      await other.query(`SELECT pg_advisory_lock(hashtext('ingest.rebuild'))`);
+      await expect(rebuild()).rejects.toThrow(/another rebuild of this database is running/);
+      expect(await schemas()).toEqual([]);
+    } finally {
+      await other.query(`SELECT pg_advisory_unlock(hashtext('ingest.rebuild'))`);
+      other.release();
+    }
+  });
+
+  it('refuses to resume into a shadow schema older than a migration of the live tables', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    expect(await rebuild({ signal: stop.signal })).toMatchObject({ swapped: false });
+    await p.db.query('ALTER TABLE sot.channels ADD COLUMN note text');
+    try {
+      await expect(rebuild({ resume: true })).rejects.toThrow(/live tables changed since this rebuild started \(sot\.channels\)/);
+    } finally {
+      await p.db.query('ALTER TABLE sot.channels DROP COLUMN note');
+      await p.db.query('DROP SCHEMA rebuild CASCADE');
+    }
+  });
+
   it('with the live pipeline under load during the rebuild: views only grow, and every command lands exactly once', async () => {
     const shop = 'inplace-load.example';
     await post(`${p.url()}/api/admin/locations`, { shop, locations: [{ name: 'Main', identifiers: [{ identifier_type: 'pos', identifier_value: 'load-1' }] }] }, h);

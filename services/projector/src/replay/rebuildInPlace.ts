@@ -1,6 +1,6 @@
 import { createPool, type Pool } from '@ingest/db';
 import { startReplay, type Positions, type ReplayOptions, type ReplayResult, type ReplayRun } from './replayer.ts';
-import { createShadowSchema, dropRetired, dropShadowSchema, projectedPositions, shadowSchemaExists, SHADOW_SCHEMA, swapShadowIn } from './shadowSchema.ts';
+import { createShadowSchema, dropRetired, dropShadowSchema, projectedPositions, shadowSchemaExists, shapeDrift, SHADOW_SCHEMA, swapShadowIn, tryLockRebuild } from './shadowSchema.ts';
 
 export interface RebuildOptions extends Omit<ReplayOptions, 'pool'> {
   /** The live database, as a role that may create and move tables (the migrating owner). */
@@ -42,20 +42,21 @@ const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace('T', '_'
  */
 export async function rebuildInPlace(opts: RebuildOptions): Promise<RebuildResult> {
   const say = opts.say ?? (() => {});
-  const admin = createPool({ connectionString: opts.databaseUrl, max: 2, applicationName: 'ingest-rebuild' });
+  const admin = createPool({ connectionString: opts.databaseUrl, max: 3, applicationName: 'ingest-rebuild' });
   let shadowPool: Pool | null = null;
   let run: ReplayRun | null = null;
   const outcome = { swapped: false, retired: null as string | null, lockedMs: 0 };
+  // Held for the whole run: a second rebuild of the same database would share the shadow schema.
+  const guard = await admin.connect();
   try {
-    const client = await admin.connect();
-    try {
-      if (opts.resume && (await shadowSchemaExists(client))) say(`resuming into the shadow schema ${SHADOW_SCHEMA}`);
-      else {
-        say(`fresh rebuild into the shadow schema ${SHADOW_SCHEMA}`);
-        await createShadowSchema(client);
-      }
-    } finally {
-      client.release();
+    if (!(await tryLockRebuild(guard))) throw new Error('another rebuild of this database is running');
+    if (opts.resume && (await shadowSchemaExists(guard))) {
+      const drift = await shapeDrift(guard);
+      if (drift.length) throw new Error(`the live tables changed since this rebuild started (${drift.join(', ')}): run it afresh, without --resume`);
+      say(`resuming into the shadow schema ${SHADOW_SCHEMA}`);
+    } else {
+      say(`fresh rebuild into the shadow schema ${SHADOW_SCHEMA}`);
+      await createShadowSchema(guard);
     }
     shadowPool = createPool({ connectionString: opts.databaseUrl, searchPath: [SHADOW_SCHEMA], max: (opts.concurrency ?? 3) + 1, applicationName: 'ingest-rebuild' });
     const replay = await startReplay({ ...opts, pool: shadowPool });
@@ -116,25 +117,24 @@ export async function rebuildInPlace(opts: RebuildOptions): Promise<RebuildResul
     run = null;
     if (!outcome.swapped) return { ...result, ...outcome, complete: false };
     say(`swapped: readers and the live projector waited ${Math.round(outcome.lockedMs)} ms`);
-    const c = await admin.connect();
-    try {
-      await dropShadowSchema(c);
-      if (opts.keepRetired) {
-        outcome.retired = retired;
-        say(`the replaced tables are kept in schema ${retired}`);
-      } else {
-        await dropRetired(c, retired).then(() => say('dropped the replaced tables'), (err: unknown) => {
+    await dropShadowSchema(guard);
+    if (opts.keepRetired) {
+      outcome.retired = retired;
+      say(`the replaced tables are kept in schema ${retired}`);
+    } else {
+      await dropRetired(guard, retired).then(
+        () => say('dropped the replaced tables'),
+        (err: unknown) => {
           outcome.retired = retired;
           say(`kept schema ${retired}: ${err instanceof Error ? err.message : String(err)}`);
-        });
-      }
-    } finally {
-      c.release();
+        },
+      );
     }
     return { ...result, ...outcome };
   } finally {
     if (run) await run.stop();
     await shadowPool?.end();
+    guard.release(true); // closing the session releases the advisory lock
     await admin.end();
   }
 }

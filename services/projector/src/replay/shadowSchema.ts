@@ -112,6 +112,34 @@ export async function projectedPositions(client: PoolClient, topic: string, sche
   return new Map(rows.map((r) => [r.partition, Number(r.next)]));
 }
 
+/**
+ * Names the rebuilt tables whose columns differ from their live twins: a migration ran after the
+ * shadow schema was made (a resumed rebuild), and swapping would install the old shape.
+ */
+export async function shapeDrift(client: PoolClient, shadow = SHADOW_SCHEMA): Promise<string[]> {
+  const { rows } = await client.query<{ table: string }>(
+    `WITH cols AS (
+       SELECT n.nspname AS nsp, c.relname AS tbl,
+              string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull, ', ' ORDER BY a.attnum) AS shape
+         FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE a.attnum > 0 AND NOT a.attisdropped AND c.relkind = 'r'
+        GROUP BY 1, 2)
+     SELECT t.nsp || '.' || t.tbl AS table
+       FROM unnest($1::text[], $2::text[]) AS t(nsp, tbl)
+       LEFT JOIN cols l ON l.nsp = t.nsp AND l.tbl = t.tbl
+       LEFT JOIN cols s ON s.nsp = $3 AND s.tbl = t.tbl
+      WHERE l.shape IS DISTINCT FROM s.shape`,
+    [REBUILT_TABLES.map((t) => t.schema), REBUILT_TABLES.map((t) => t.table), shadow],
+  );
+  return rows.map((r) => r.table);
+}
+
+/** One rebuild per database at a time: a session advisory lock, held by `client` until released. */
+export async function tryLockRebuild(client: PoolClient): Promise<boolean> {
+  const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext('ingest.rebuild')) AS ok`);
+  return rows[0]?.ok === true;
+}
+
 export interface SwapOptions {
   /** Brings the shadow tables to `target` (committed) while the live tables are locked; false if it could not. */
   catchUp: (target: Map<number, number>) => Promise<boolean>;
