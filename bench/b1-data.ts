@@ -140,18 +140,18 @@ export async function explainLoads(client: PoolClient, world: B1World, orderKeys
   await ex('inventory: loadProductIds', 'SELECT barcode, product_id FROM public.products WHERE shop = $1 AND barcode = ANY($2::text[])', [SHOP, barcodes]);
   await ex('inventory: loadLocationMatches', 'SELECT location_id FROM sot.locations WHERE shop = $1 AND location_id = ANY($2::uuid[])', [SHOP, [location]]);
   await ex(
-    'inventory: loadLevels (FOR UPDATE)',
+    'inventory: loadLevels',
     `SELECT shop, product_id, location_id, barcode, on_hand_qty, available_qty, allocated_qty, reserved_qty, incoming_qty,
             last_absolute_as_of, stock_event_seq, created_at, updated_at
-       FROM sot.inventory_levels WHERE shop = $1 AND product_id = ANY($2::uuid[]) AND location_id = ANY($3::uuid[]) FOR UPDATE`,
+       FROM sot.inventory_levels WHERE shop = $1 AND product_id = ANY($2::uuid[]) AND location_id = ANY($3::uuid[])`,
     [SHOP, productIds, [location]],
   );
   await ex(
-    'orders: stored lines (FOR UPDATE)',
+    'orders: stored lines',
     `SELECT o.order_line_id FROM public.order_line_master o
        JOIN unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS k(s, t, l, n)
          ON o.source_system = k.s AND o.transaction_id = k.t AND o.transaction_line_id = k.l AND o.line_instance_no = k.n
-      WHERE o.shop = $1 FOR UPDATE OF o`,
+      WHERE o.shop = $1`,
     [SHOP, orderKeys.map(() => 'bench-pos'), orderKeys.map((k) => k.transaction_id), orderKeys.map((k) => String(k.line)), orderKeys.map(() => 1)],
   );
   await ex('orders: channels', 'SELECT channel_id AS id FROM sot.channels WHERE shop = $1 AND channel_id = ANY($2::uuid[])', [SHOP, [world.channelId]]);

@@ -61,6 +61,7 @@ export function newSqlTimes(): SqlTimes {
 export function phaseOf(sql: string): { phase: string; load: boolean } {
   const s = sql.replace(/\s+/g, ' ').trim();
   if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/i.test(s)) return { phase: s.split(' ')[0]!.toLowerCase(), load: false };
+  if (s.includes('pg_advisory_xact_lock')) return { phase: 'lock_shop', load: false };
   if (s.startsWith('SELECT')) return { phase: 'load', load: true };
   // The projection names its tables without a schema (search_path, D26); runtime tables are qualified.
   if (/INTO (agent_runtime\.)?processed_commands/.test(s)) return { phase: 'claim', load: false };
@@ -78,7 +79,7 @@ export function timedClient(client: PoolClient, times: SqlTimes): PoolClient {
     const text = typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string }).text ?? '');
     const { phase, load } = phaseOf(text);
     const t0 = performance.now();
-    if (!load && times.firstWriteAt === null && phase !== 'claim' && !/^(begin|commit)/.test(phase)) times.firstWriteAt = t0;
+    if (!load && times.firstWriteAt === null && phase !== 'claim' && phase !== 'lock_shop' && !/^(begin|commit)/.test(phase)) times.firstWriteAt = t0;
     try {
       return await (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
     } finally {
@@ -195,7 +196,7 @@ export interface PlanSummary {
   execution_ms: number;
 }
 
-/** EXPLAIN (ANALYZE, BUFFERS) of a load query in a transaction that is rolled back (FOR UPDATE locks go with it). */
+/** EXPLAIN (ANALYZE, BUFFERS) of a load query in a transaction that is rolled back. */
 export async function explainLoad(c: PoolClient, name: string, sql: string, params: unknown[], bigTables: Set<string>): Promise<PlanSummary> {
   await c.query('BEGIN');
   try {

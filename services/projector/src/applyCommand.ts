@@ -2,10 +2,10 @@ import type { PoolClient } from '@ingest/db';
 import type { Command } from '@ingest/domain';
 import type { TopicNames } from '@ingest/kafka';
 import { projectCommand } from './handleCommand.ts';
-import { claimCommand, storeResult, writeOutbox, type CommandPosition } from './runtimeStore.ts';
+import { claimCommand, lockShop, storeResult, writeOutbox, type CommandPosition } from './runtimeStore.ts';
 
 /**
- * One command inside a transaction: claim (D4), project, and, live only, its outbox rows (D5) and
+ * One command inside a transaction: claim (D4), lock its shop, project, and, live only, its outbox rows (D5) and
  * stored reply (D6). A replay gates those side effects: its events were published live and its
  * callers were answered live (D26). False when the command was already applied.
  */
@@ -16,6 +16,7 @@ export async function applyCommand(
   sideEffects: { topics: TopicNames } | null,
 ): Promise<boolean> {
   if (!(await claimCommand(tx, c, at))) return false;
+  await lockShop(tx, c.shop);
   const { reply, events } = await projectCommand(tx, c);
   if (sideEffects) {
     await writeOutbox(tx, events, sideEffects.topics);

@@ -27,6 +27,17 @@ export async function claimCommand(
   return r.rowCount === 1;
 }
 
+/**
+ * Serialises the transactions that write one shop's rows, for the rest of this transaction. The
+ * shop's commands share a partition and are claimed in order, so this only matters when they do
+ * not (the topic was repartitioned, or a second projector group runs by mistake); one lock instead
+ * of FOR UPDATE on every loaded row, which wrote a lock into each of a snapshot's 10,000 tuples.
+ * Keyed by the schema as well, so a rebuild in a shadow schema (D26) never waits for live.
+ */
+export async function lockShop(tx: PoolClient, shop: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || $1, 0))`, [shop]);
+}
+
 /** Stores the reply and wakes the waiting gateways (NOTIFY is delivered on commit). */
 export async function storeResult(
   tx: PoolClient,

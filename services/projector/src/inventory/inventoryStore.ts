@@ -43,15 +43,14 @@ export async function loadLocationMatches(tx: PoolClient, shop: string, refs: Lo
   return out;
 }
 
-/** Current levels for the products x locations the command can touch, locked for the transaction. */
+/** Current levels for the products x locations the command can touch (the shop is locked: lockShop). */
 export async function loadLevels(tx: PoolClient, shop: string, productIds: string[], locationIds: string[]): Promise<Map<string, Level>> {
   if (productIds.length === 0 || locationIds.length === 0) return new Map();
   const { rows } = await tx.query<Level & { last_absolute_as_of: Date | null; created_at: Date; updated_at: Date }>(
     `SELECT shop, product_id, location_id, barcode, on_hand_qty, available_qty, allocated_qty, reserved_qty, incoming_qty,
             last_absolute_as_of, stock_event_seq, created_at, updated_at
        FROM inventory_levels
-      WHERE shop = $1 AND product_id = ANY($2::uuid[]) AND location_id = ANY($3::uuid[])
-      FOR UPDATE`,
+      WHERE shop = $1 AND product_id = ANY($2::uuid[]) AND location_id = ANY($3::uuid[])`,
     [shop, productIds, locationIds],
   );
   return new Map(

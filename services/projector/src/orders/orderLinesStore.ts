@@ -26,8 +26,7 @@ export async function loadOrderLinesState(tx: PoolClient, shop: string, rows: un
              FROM order_line_master o
              JOIN unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS k(s, t, l, n)
                ON o.source_system = k.s AND o.transaction_id = k.t AND o.transaction_line_id = k.l AND o.line_instance_no = k.n
-            WHERE o.shop = $1
-            FOR UPDATE OF o`,
+            WHERE o.shop = $1`,
           [
             shop,
             keys.map((r) => String(r['source_system'])),

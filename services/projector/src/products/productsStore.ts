@@ -5,15 +5,14 @@ const COLUMNS = `product_id uuid, shop text, barcode text, product_name text, sk
   category_l1 text, category_l2 text, category_l3 text, current_price numeric, current_cost numeric,
   currency text, is_active boolean, created_at timestamptz, updated_at timestamptz`;
 
-/** The shop's stored products for the given barcodes, locked for this transaction. */
+/** The shop's stored products for the given barcodes (the shop is locked: lockShop). */
 export async function loadProducts(tx: PoolClient, shop: string, barcodes: string[]): Promise<Map<string, Product>> {
   if (barcodes.length === 0) return new Map();
   const { rows } = await tx.query<Product & { created_at: Date; updated_at: Date }>(
     `SELECT product_id, shop, barcode, product_name, sku, variant_name, brand, category_l1, category_l2,
             category_l3, current_price, current_cost, currency, is_active, created_at, updated_at
        FROM products
-      WHERE shop = $1 AND barcode = ANY($2::text[])
-      FOR UPDATE`,
+      WHERE shop = $1 AND barcode = ANY($2::text[])`,
     [shop, barcodes],
   );
   return new Map(
