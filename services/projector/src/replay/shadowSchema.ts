@@ -1,24 +1,18 @@
 import type { PoolClient } from '@ingest/db';
+import { READ_MODEL_TABLES } from './compareReadModels.ts';
 
 /**
- * What an in-place rebuild (D26) replaces: the read model and the projection state that decides
- * later commands (claims, idempotency keys, daily runs). Outbox, stored replies, command requests
- * and checkpoints stay: they belong to the live pipeline, not to the projection.
+ * What an in-place rebuild (D26) replaces: the claims, and the tables `verify` compares (the read
+ * model and the projection state that decides later commands: idempotency keys, daily runs).
+ * Outbox, stored replies, command requests and checkpoints stay: they belong to the live
+ * pipeline, not to the projection.
  */
 export const REBUILT_TABLES: ReadonlyArray<{ schema: string; table: string }> = [
   { schema: 'agent_runtime', table: 'processed_commands' },
-  { schema: 'public', table: 'products' },
-  { schema: 'public', table: 'product_update_logs' },
-  { schema: 'sot', table: 'locations' },
-  { schema: 'sot', table: 'location_identifiers' },
-  { schema: 'sot', table: 'channels' },
-  { schema: 'sot', table: 'inventory_levels' },
-  { schema: 'sot', table: 'inventory_daily_snapshots' },
-  { schema: 'sot', table: 'inventory_update_logs' },
-  { schema: 'public', table: 'order_line_master' },
-  { schema: 'public', table: 'order_line_master_update_logs' },
-  { schema: 'agent_runtime', table: 'idempotency_keys' },
-  { schema: 'agent_runtime', table: 'daily_snapshot_runs' },
+  ...READ_MODEL_TABLES.map(({ table }) => {
+    const [schema = '', name = ''] = table.split('.');
+    return { schema, table: name };
+  }),
 ];
 
 /** The rebuild's own position, beside its tables; dropped with the shadow schema. */
