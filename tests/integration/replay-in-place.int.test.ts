@@ -222,6 +222,21 @@ describe('in-place rebuild with an atomic swap (D26)', () => {
     }
   });
 
+  it('refuses a live database projected from another log (offsets past the end of this one), instead of waiting forever', async () => {
+    const fake = '00000000-0000-7000-8000-00000000beef';
+    await p.db.query(
+      `INSERT INTO agent_runtime.processed_commands (command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, received_at)
+       VALUES ($1, 'other-log.example', 'products.upsert', $2, 0, 1000000, now())`,
+      [fake, p.topics.commands],
+    );
+    try {
+      await expect(rebuild()).rejects.toThrow(/projected offsets past the end of the command log .* \(partition 0: 1000001 > \d+\): it was projected from another log/);
+    } finally {
+      await p.db.query('DELETE FROM agent_runtime.processed_commands WHERE command_id = $1', [fake]);
+      await p.db.query('DROP SCHEMA IF EXISTS rebuild CASCADE');
+    }
+  });
+
   it('with the live pipeline under load during the rebuild: views only grow, and every command lands exactly once', async () => {
     const shop = 'inplace-load.example';
     await post(`${p.url()}/api/admin/locations`, { shop, locations: [{ name: 'Main', identifiers: [{ identifier_type: 'pos', identifier_value: 'load-1' }] }] }, h);

@@ -1,5 +1,5 @@
 import { createPool, type Pool } from '@ingest/db';
-import { startReplay, type Positions, type ReplayOptions, type ReplayResult, type ReplayRun } from './replayer.ts';
+import { logEnd, startReplay, type Positions, type ReplayOptions, type ReplayResult, type ReplayRun } from './replayer.ts';
 import { createShadowSchema, dropRetired, dropShadowSchema, projectedPositions, shadowSchemaExists, shapeDrift, SHADOW_SCHEMA, swapShadowIn, tryLockRebuild } from './shadowSchema.ts';
 
 export interface RebuildOptions extends Omit<ReplayOptions, 'pool'> {
@@ -12,6 +12,8 @@ export interface RebuildOptions extends Omit<ReplayOptions, 'pool'> {
   /** Swap once the rebuild is within this many commands of the live projection (default 1,000). */
   maxSwapGap?: number;
   lockTimeoutMs?: number;
+  /** Longest the final catch-up may hold the swap's locks before the swap backs off (default 30 s). */
+  catchUpTimeoutMs?: number;
   /** Called with the swap's locks held, just before the tables move. */
   onLocked?: () => Promise<void> | void;
   /** When the replaced tables are retired; names the retired schema. */
@@ -63,11 +65,15 @@ export async function rebuildInPlace(opts: RebuildOptions): Promise<RebuildResul
     run = replay;
     const livePositions = async () => {
       const c = await admin.connect();
-      try {
-        return await projectedPositions(c, opts.topic);
-      } finally {
-        c.release();
+      const live = await projectedPositions(c, opts.topic).finally(() => c.release());
+      // The live projection can only stand inside the log it projected; past its end, this database
+      // was projected from another log (another broker, a recreated topic) and could never be caught up.
+      const end = await logEnd(opts.kafka, opts.topic);
+      const beyond = [...live].filter(([p, o]) => o > (end.get(p) ?? 0)).map(([p, o]) => `partition ${p}: ${o} > ${end.get(p) ?? 0}`);
+      if (beyond.length) {
+        throw new Error(`the live database has projected offsets past the end of the command log ${opts.topic} (${beyond.join(', ')}): it was projected from another log`);
       }
+      return live;
     };
 
     // Follow the live projection: replay up to where it stands, look again, until close.
@@ -94,13 +100,17 @@ export async function rebuildInPlace(opts: RebuildOptions): Promise<RebuildResul
           retired,
           ...(opts.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: opts.lockTimeoutMs }),
           ...(opts.onLocked ? { onLocked: opts.onLocked } : {}),
+          // Readers wait while this runs: give up (and retry the swap) rather than hold them long.
           catchUp: async (target) => {
-            await replay.runTo(target);
+            let timer: NodeJS.Timeout | undefined;
+            const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, opts.catchUpTimeoutMs ?? 30_000)));
+            await Promise.race([replay.runTo(target), timeout]).finally(() => clearTimeout(timer));
             return replay.reached(target);
           },
         });
         outcome.swapped = swap.swapped;
         outcome.lockedMs = swap.lockedMs;
+        if (!swap.swapped && !opts.signal?.aborted) say(`swap attempt ${attempt}: the rebuild did not catch up while locked; retrying`);
       } catch (err) {
         const code = (err as { code?: string }).code;
         if (!code || !LOCK_CONFLICT.has(code)) throw err;
