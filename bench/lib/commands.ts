@@ -11,6 +11,7 @@ import type {
   SnapshotLine,
 } from '@ingest/domain';
 import { businessDate } from '@ingest/runtime';
+import { validOrderRow } from '@ingest/domain/testing';
 import { payloadHash } from '../../services/gateway/src/inventoryInput.ts';
 import { nextInstant, uuidv7 } from './util.ts';
 
@@ -91,27 +92,12 @@ export function orderRow(
   refs: { barcode: string; channel_id: string; location_id: string },
   customer: string,
 ): Record<string, unknown> {
-  return {
+  return validOrderRow(refs, {
     source_system: 'bench-pos',
     transaction_id: key.transaction_id,
     transaction_line_id: String(key.line),
-    line_instance_no: 1,
-    barcode: refs.barcode,
     ordered_at: '2026-03-01T01:02:03.000Z',
-    currency: 'JPY',
-    is_test: false,
-    channel_id: refs.channel_id,
-    location_id: refs.location_id,
     customer_id: customer,
-    gross_amount_taxincl: 1100,
-    discount_amount_taxincl: 100,
-    net_amount_taxincl: 1000,
-    net_amount_taxexcl: 909.09,
-    tax_amount: 90.91,
-    tax_rate: 0.1,
-    refund_amount: 0,
-    refunded_at: null,
-    refund_reason: null,
-  };
+  });
 }
 

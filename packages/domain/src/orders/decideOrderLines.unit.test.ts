@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { validOrderRow } from '../testing/orderRow.ts';
 import { logId, orderLineId } from '../ids.ts';
 import { decideOrderLines, type OrderLinesState, type OrderLinesUpsertCommand } from './decideOrderLines.ts';
 import { KEY_FIELDS, ORDER_LINE_FIELDS, orderLineData, orderLineKey, type OrderLine } from './orderLine.ts';
@@ -17,29 +18,7 @@ const CMD = '01900000-0000-7000-8000-000000000001';
 const VERSION = '9.8.7';
 
 function row(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    source_system: 'pos',
-    transaction_id: 'T-1',
-    transaction_line_id: 'L-1',
-    line_instance_no: 1,
-    barcode: KNOWN,
-    ordered_at: '2026-10-31T10:00:00.000Z',
-    currency: 'JPY',
-    is_test: false,
-    channel_id: CH,
-    location_id: LOC,
-    customer_id: 'C-1',
-    gross_amount_taxincl: 1100,
-    discount_amount_taxincl: 100,
-    net_amount_taxincl: 1000,
-    net_amount_taxexcl: 909.09,
-    tax_amount: 90.91,
-    tax_rate: 0.1,
-    refund_amount: 0,
-    refunded_at: null,
-    refund_reason: null,
-    ...over,
-  };
+  return validOrderRow({ barcode: KNOWN, channel_id: CH, location_id: LOC }, { ordered_at: '2026-10-31T10:00:00.000Z', ...over });
 }
 
 /** The stored form of row(over), as the store loads it. */

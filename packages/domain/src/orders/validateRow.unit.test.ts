@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { validOrderRow } from '../testing/orderRow.ts';
 import { validateRow, type RowProblem } from './validateRow.ts';
 
 // The row rules of endpoint 6 (spec: Order line, Row validation) with the codes of D20 and the
@@ -10,29 +11,7 @@ const LOC = '0190a000-0000-7000-8000-0000000000a1';
 
 /** A row that passes every rule: 1,100 - 100 = 1,000 incl. tax; 1,000 - 90.91 = 909.09 excl. tax. */
 function row(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    source_system: 'pos',
-    transaction_id: 'T-1',
-    transaction_line_id: 'L-1',
-    line_instance_no: 1,
-    barcode: '4900000000001',
-    ordered_at: '2026-05-01T10:00:00+09:00',
-    currency: 'JPY',
-    is_test: false,
-    channel_id: CH,
-    location_id: LOC,
-    customer_id: 'C-1',
-    gross_amount_taxincl: 1100,
-    discount_amount_taxincl: 100,
-    net_amount_taxincl: 1000,
-    net_amount_taxexcl: 909.09,
-    tax_amount: 90.91,
-    tax_rate: 0.1,
-    refund_amount: 0,
-    refunded_at: null,
-    refund_reason: null,
-    ...over,
-  };
+  return validOrderRow({ barcode: '4900000000001', channel_id: CH, location_id: LOC }, over);
 }
 
 function without(field: string, r = row()): Record<string, unknown> {

@@ -1,0 +1,1 @@
+export { validOrderRow } from './orderRow.ts';
