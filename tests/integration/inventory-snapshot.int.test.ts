@@ -19,8 +19,8 @@ import {
 } from '../support/inventory.ts';
 
 // Endpoint 4, POST /api/ingest/inventory-snapshot: behaviour rules 1-5 of the spec with D15
-// (scope), D15a (counting), D15b (late absolute writes), D16 (daily row), D6a (in-order lines)
-// and D11 (statuses).
+// (scope), D15a (counting), D15b (late absolute writes), D16 (daily row), D16b (unchanged daily
+// rows), D6a (in-order lines) and D11 (statuses).
 let p: TestPipeline;
 beforeAll(async () => {
   p = await startPipeline({ env: INVENTORY_ENV });
@@ -130,6 +130,52 @@ describe('rules 1, 2 and D16: levels, the day\'s daily row, logs of changed line
     expect(last.inventory_as_of.toISOString()).toBe('2026-11-21T02:00:00.000Z');
     expect(last.command_id).toBe(await lastCommandId(p, shop, 'inventory.snapshot'));
     expect(logs[0]!.before_data).toBeNull();
+  });
+});
+
+describe('D16b: the daily row is rewritten only when its quantities or source change', () => {
+  /** The day's stored row of a barcode, with the columns agent_read leaves out and the tuple's xmin. */
+  async function storedDailyRow(shop: string, barcode: string) {
+    const { rows } = await p.db.query<{ xmin: string; command_id: string; inventory_as_of: Date; on_hand_qty: number; source: string }>(
+      `SELECT xmin::text AS xmin, command_id, inventory_as_of, on_hand_qty, source
+         FROM sot.inventory_daily_snapshots WHERE shop = $1 AND barcode = $2`,
+      [shop, barcode],
+    );
+    expect(rows).toHaveLength(1);
+    return rows[0]!;
+  }
+
+  it('D16b: a resend and a later same-day snapshot with equal values leave the row as the first command wrote it (xmin too); D15a counts unchanged', async () => {
+    const { shop, loc } = await setup('d16b');
+    const lines = [{ barcode: 'A', on_hand_qty: 4, available_qty: 3 }];
+    const first = await snapshot(p, body(shop, loc, lines, { inventory_as_of: AS_OF }));
+    expect(first.status, first.text).toBe(200);
+    const firstCommand = await lastCommandId(p, shop, 'inventory.snapshot');
+    const written = await storedDailyRow(shop, 'A');
+    expect(written).toMatchObject({ command_id: firstCommand, on_hand_qty: 4, source: 'snapshot' });
+    expect(written.inventory_as_of.toISOString()).toBe(AS_OF);
+
+    const resent = await snapshot(p, body(shop, loc, lines, { inventory_as_of: AS_OF }));
+    expect(resent.status, resent.text).toBe(200);
+    expect(resent.json).toEqual({ ...first.json, logs_written: 0 });
+    // Two hours later, still 2026-11-21 in Tokyo, with the same values.
+    const later = await snapshot(p, body(shop, loc, lines, { inventory_as_of: '2026-11-20T18:30:00.000Z' }));
+    expect(later.status, later.text).toBe(200);
+    expect(later.json).toMatchObject({ lines_processed: 1, lines_upserted: 1, logs_written: 0, lines_stale: 0 });
+    expect(await lastCommandId(p, shop, 'inventory.snapshot')).not.toBe(firstCommand);
+
+    expect(await storedDailyRow(shop, 'A')).toEqual(written);
+    // The level still records the later absolute write (D15b).
+    expect((await level(p, shop, 'A', loc))?.inventory_as_of?.toISOString()).toBe('2026-11-20T18:30:00.000Z');
+
+    // A changed quantity the same day rewrites it, naming the command that changed it.
+    const changed = await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 5, available_qty: 3 }], { inventory_as_of: '2026-11-20T19:00:00.000Z' }));
+    expect(changed.status, changed.text).toBe(200);
+    const rewritten = await storedDailyRow(shop, 'A');
+    expect(rewritten).toMatchObject({ command_id: await lastCommandId(p, shop, 'inventory.snapshot'), on_hand_qty: 5 });
+    expect(rewritten.command_id).not.toBe(firstCommand);
+    expect(rewritten.inventory_as_of.toISOString()).toBe('2026-11-20T19:00:00.000Z');
+    expect(rewritten.xmin).not.toBe(written.xmin);
   });
 });
 

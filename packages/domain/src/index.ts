@@ -23,6 +23,7 @@ export type {
 } from './inventory/inventoryCommand.ts';
 export { LevelBook, type InventoryLog, type InventoryChangeType } from './inventory/levelBook.ts';
 export type { InventoryState, InventoryPlan, DailyRow, Unresolved, StaleLine } from './inventory/inventoryState.ts';
+export { DailyBook, dailyKey, sameDailyValues } from './inventory/dailyBook.ts';
 export { decideSnapshot } from './inventory/decideSnapshot.ts';
 export { decideAvailable } from './inventory/decideAvailable.ts';
 export { decideLevels } from './inventory/decideLevels.ts';

@@ -1,14 +1,16 @@
 import { locationRefKey, resolveLocation } from './location.ts';
 import type { InventorySnapshotCommand } from './inventoryCommand.ts';
+import { DailyBook } from './dailyBook.ts';
 import { isBefore, type Quantities } from './level.ts';
 import { LevelBook } from './levelBook.ts';
-import { locationRejection, type DailyRow, type InventoryPlan, type InventoryState, type StaleLine, type Unresolved } from './inventoryState.ts';
+import { locationRejection, type InventoryPlan, type InventoryState, type StaleLine, type Unresolved } from './inventoryState.ts';
 
 /**
- * Endpoint 4: the absolute stock of one location. Levels and the day's snapshot row are upserted;
- * logs only for changed lines; unknown barcodes are skipped as product_not_found; products absent
- * from the lines are left alone (D15); an older as-of than the level's last absolute write is
- * stale and not applied (D15b).
+ * Endpoint 4: the absolute stock of one location. Levels are upserted; the day's snapshot row is
+ * written only when new or when its quantities or source change (D16b); logs only for changed
+ * lines; unknown barcodes are skipped as product_not_found; products absent from the lines are
+ * left alone (D15); an older as-of than the level's last absolute write is stale and not applied,
+ * neither to the level nor to the daily row (D15b).
  */
 export function decideSnapshot(state: InventoryState, command: InventorySnapshotCommand): InventoryPlan {
   const { payload } = command;
@@ -19,7 +21,7 @@ export function decideSnapshot(state: InventoryState, command: InventorySnapshot
   const book = new LevelBook(state.levels, command);
   const unresolved: Unresolved[] = [];
   const stale: StaleLine[] = [];
-  const daily = new Map<string, DailyRow>();
+  const daily = new DailyBook(state.daily);
   let upserted = 0;
 
   for (const line of payload.lines) {
@@ -42,8 +44,10 @@ export function decideSnapshot(state: InventoryState, command: InventorySnapshot
     };
     const target = { product_id: productId, location_id: locationId, barcode: line.barcode };
     book.write(target, next, 'snapshot', { absolute: true });
+    // D15a: every resolved line written counts, a no-op rewrite of the level included; whether the
+    // daily row is rewritten too (D16b) does not change the count.
     upserted++;
-    daily.set(productId, {
+    daily.write({
       shop: command.shop,
       ...target,
       snapshot_date: payload.snapshot_date,
@@ -57,7 +61,7 @@ export function decideSnapshot(state: InventoryState, command: InventorySnapshot
   return {
     levels: book.rows(),
     logs: book.logs,
-    daily: [...daily.values()],
+    daily: daily.rows(),
     events: book.events,
     recordKey: null,
     reply: {

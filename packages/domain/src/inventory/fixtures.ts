@@ -1,7 +1,8 @@
 import { productId } from '../ids.ts';
 import type { InventoryMeta } from './inventoryCommand.ts';
+import { dailyKey } from './dailyBook.ts';
 import { levelKey, type Level, type Quantities } from './level.ts';
-import type { InventoryState } from './inventoryState.ts';
+import type { DailyRow, InventoryState } from './inventoryState.ts';
 import { locationRefKey } from './location.ts';
 
 // Shared givens for the inventory decider tests.
@@ -10,6 +11,10 @@ export const LOC = '01900000-0000-7000-8000-00000000000a';
 export const LOC2 = '01900000-0000-7000-8000-00000000000b';
 export const T0 = '2026-11-01T00:00:00.000Z';
 export const T1 = '2026-11-02T00:00:00.000Z';
+/** Earlier on the business day of T1 (05:00 on 2026-11-02 in Asia/Tokyo; T1 is 09:00). */
+export const T_EARLY = '2026-11-01T20:00:00.000Z';
+/** The command that wrote the stored daily rows of the givens (meta() is ...0001). */
+export const C_FIRST = '01900000-0000-7000-8000-000000000000';
 export const PA = productId(SHOP, 'A');
 export const PB = productId(SHOP, 'B');
 
@@ -59,7 +64,34 @@ export function state(levels: Level[] = [], over: Partial<InventoryState> = {}):
       [locationRefKey({ location: { identifier_type: 'pos', identifier_value: 'DUP' } }), [LOC, LOC2]],
     ]),
     levels: new Map(levels.map((l) => [levelKey(l.product_id, l.location_id), l])),
+    daily: new Map(),
     appliedKey: null,
     ...over,
   };
+}
+
+/** A stored daily row of 2026-11-02, written by C_FIRST at T_EARLY unless told otherwise. */
+export function dailyRow(productIdValue: string, barcode: string, q: Partial<Quantities> = {}, over: Partial<DailyRow> = {}): DailyRow {
+  return {
+    shop: SHOP,
+    product_id: productIdValue,
+    location_id: LOC,
+    snapshot_date: '2026-11-02',
+    barcode,
+    on_hand_qty: 0,
+    available_qty: 0,
+    allocated_qty: 0,
+    reserved_qty: 0,
+    incoming_qty: 0,
+    ...q,
+    source: 'snapshot',
+    inventory_as_of: T_EARLY,
+    command_id: C_FIRST,
+    ...over,
+  };
+}
+
+/** The stored daily rows of a state, keyed as the shell loads them (D16b). */
+export function storedDaily(rows: DailyRow[]): Map<string, DailyRow> {
+  return new Map(rows.map((r) => [dailyKey(r.product_id, r.location_id, r.snapshot_date), r]));
 }

@@ -1,16 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OutboxEvent } from '../events.ts';
+import { dailyKey } from './dailyBook.ts';
 import { decideAvailable } from './decideAvailable.ts';
 import { decideLevels } from './decideLevels.ts';
 import { decideSnapshot } from './decideSnapshot.ts';
-import { LOC, LOC2, PA, PB, level, meta, state } from './fixtures.ts';
+import { LOC, LOC2, PA, PB, dailyRow, level, meta, state, storedDaily } from './fixtures.ts';
 import type { InventoryCommand } from './inventoryCommand.ts';
 import { levelKey, QTY_FIELDS, type Level } from './level.ts';
 import type { InventoryLog } from './levelBook.ts';
-import type { InventoryPlan, InventoryState } from './inventoryState.ts';
+import type { DailyRow, InventoryPlan, InventoryState } from './inventoryState.ts';
 
-// D6a: a batch gives the same rows, counts, logs and events as its lines sent one by one, deltas included.
+// D6a: a batch gives the same rows, counts, logs, events and daily rows (D16b) as its lines sent
+// one by one, deltas included.
 const barcode = fc.constantFrom('A', 'B', 'Z');
 const qty = fc.integer({ min: 0, max: 4 });
 const delta = fc.integer({ min: -4, max: 4 });
@@ -63,22 +65,31 @@ const COUNTS = ['lines_processed', 'lines_upserted', 'lines_unresolved', 'logs_w
 const LISTS = ['unresolved', 'clamped', 'stale', 'stock_zero'];
 const logShape = (l: InventoryLog[]) => l.map(({ log_id: _a, command_id: _b, log_seq: _c, ...rest }) => rest);
 const eventShape = (e: OutboxEvent[]) => e.map((x) => ({ ...x.payload, event_id: undefined, command_id: undefined }));
+const dailyShape = (r: DailyRow | undefined) => r && { ...r, command_id: undefined };
+const dKey = (r: DailyRow) => dailyKey(r.product_id, r.location_id, r.snapshot_date);
 
 describe('inventory deciders, D6a property', () => {
   it('a batch equals its lines applied one by one', () => {
     const initial = [level(PA, 'A', { on_hand_qty: 2, available_qty: 1 }), level(PB, 'B', { available_qty: 0 }, { location_id: LOC2 })];
+    const initialDaily = storedDaily([dailyRow(PA, 'A', { on_hand_qty: 2, available_qty: 1 }, { inventory_as_of: initial[0]!.last_absolute_as_of! })]);
     fc.assert(
       fc.property(command, (c) => {
-        const batch = decide(state(initial), c);
+        const batch = decide(state(initial, { daily: initialDaily }), c);
 
         let levels = new Map<string, Level>(initial.map((l) => [levelKey(l.product_id, l.location_id), l]));
+        const daily = new Map(initialDaily);
+        const dailyWritten = new Set<string>();
         const logs: InventoryLog[] = [];
         const events: OutboxEvent[] = [];
         const body: Record<string, unknown> = {};
         c.payload.lines.forEach((_, i) => {
-          const one = decide(state([...levels.values()]), single(c, i, i + 2));
+          const one = decide(state([...levels.values()], { daily: new Map(daily) }), single(c, i, i + 2));
           levels = new Map(levels);
           for (const l of one.levels) levels.set(levelKey(l.product_id, l.location_id), l);
+          for (const r of one.daily) {
+            daily.set(dKey(r), r);
+            dailyWritten.add(dKey(r));
+          }
           logs.push(...one.logs);
           events.push(...one.events);
           const b = one.reply.body;
@@ -91,6 +102,9 @@ describe('inventory deciders, D6a property', () => {
         expect(logShape(batch.logs)).toEqual(logShape(logs));
         expect(eventShape(batch.events)).toEqual(eventShape(events));
         for (const l of batch.levels) expect(levels.get(levelKey(l.product_id, l.location_id))).toEqual(l);
+        // The same daily rows are written, with the same values (each single line is its own command).
+        expect(batch.daily.map(dKey).sort()).toEqual([...dailyWritten].sort());
+        for (const r of batch.daily) expect(dailyShape(daily.get(dKey(r)))).toEqual(dailyShape(r));
       }),
       { numRuns: 400 },
     );

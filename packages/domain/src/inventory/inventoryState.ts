@@ -12,6 +12,11 @@ export interface InventoryState {
   locations: ReadonlyMap<string, readonly string[]>;
   /** Current levels by levelKey(product_id, location_id). */
   levels: ReadonlyMap<string, Level>;
+  /**
+   * D16b: the stored daily rows of a snapshot's date for the products x location it names, by
+   * dailyKey(product_id, location_id, snapshot_date). Empty for the other commands (no daily rows).
+   */
+  daily: ReadonlyMap<string, DailyRow>;
   /** D19: the stored payload hash when the command's idempotency key was already applied. */
   appliedKey: { payload_hash: string } | null;
 }
@@ -30,6 +35,7 @@ export interface DailyRow extends Quantities {
 export interface InventoryPlan {
   levels: Level[];
   logs: InventoryLog[];
+  /** Daily rows to write: new ones and changed ones only (D16b). */
   daily: DailyRow[];
   /** stock_zero / stock_restored (D18); audit events for the logs are added by the shell. */
   events: OutboxEvent[];

@@ -1,5 +1,5 @@
 import type { PoolClient } from '@ingest/db';
-import { isUuid, levelKey, locationRefKey, type DailyRow, type InventoryLog, type Level, type LocationRef } from '@ingest/domain';
+import { dailyKey, isUuid, levelKey, locationRefKey, type DailyRow, type InventoryLog, type Level, type LocationRef } from '@ingest/domain';
 
 const QTY_COLS = 'on_hand_qty bigint, available_qty bigint, allocated_qty bigint, reserved_qty bigint, incoming_qty bigint';
 
@@ -66,6 +66,27 @@ export async function loadLevels(tx: PoolClient, shop: string, productIds: strin
   );
 }
 
+/** D16b: the stored daily rows of one date for the products x locations a snapshot names; one statement. */
+export async function loadDailyRows(
+  tx: PoolClient,
+  shop: string,
+  snapshotDate: string,
+  productIds: string[],
+  locationIds: string[],
+): Promise<Map<string, DailyRow>> {
+  if (productIds.length === 0 || locationIds.length === 0) return new Map();
+  const { rows } = await tx.query<DailyRow & { inventory_as_of: Date }>(
+    `SELECT shop, product_id, location_id, snapshot_date::text AS snapshot_date, barcode, on_hand_qty, available_qty,
+            allocated_qty, reserved_qty, incoming_qty, source, inventory_as_of, command_id
+       FROM inventory_daily_snapshots
+      WHERE shop = $1 AND snapshot_date = $2::date AND product_id = ANY($3::uuid[]) AND location_id = ANY($4::uuid[])`,
+    [shop, snapshotDate, productIds, locationIds],
+  );
+  return new Map(
+    rows.map((r) => [dailyKey(r.product_id, r.location_id, r.snapshot_date), { ...r, inventory_as_of: r.inventory_as_of.toISOString() }]),
+  );
+}
+
 export async function loadAppliedKey(tx: PoolClient, shop: string, key: string | undefined): Promise<{ payload_hash: string } | null> {
   if (!key) return null;
   const { rows } = await tx.query<{ payload_hash: string }>(
@@ -117,7 +138,13 @@ export async function insertInventoryLogs(tx: PoolClient, logs: InventoryLog[]):
   );
 }
 
-/** The snapshot endpoint owns its day's row: it overwrites (D16). */
+/**
+ * Writes the daily rows the decider chose: new ones, and those whose quantities or source changed
+ * (D16b); unchanged rows are not in `rows`, so they keep their inventory_as_of, command_id and
+ * tuple. The snapshot endpoint owns its day's row and overwrites the daily job's (D16). No
+ * "values IS DISTINCT FROM" guard here: a row moved away and back within one command is rewritten
+ * with that command's id, as its lines sent one by one would (D6a), and such a guard would refuse it.
+ */
 export async function upsertDailyRows(tx: PoolClient, rows: DailyRow[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.query(

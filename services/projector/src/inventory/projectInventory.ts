@@ -15,6 +15,7 @@ import type { Projection } from '../projection.ts';
 import {
   insertInventoryLogs,
   loadAppliedKey,
+  loadDailyRows,
   loadLevels,
   loadLocationMatches,
   loadProductIds,
@@ -41,10 +42,13 @@ export async function projectInventory(tx: PoolClient, c: InventoryCommand): Pro
     })),
   ];
   const isDelta = c.kind !== 'inventory.snapshot' && c.payload.mode === 'delta';
+  const productIds = [...new Set(products.values())];
   const state: InventoryState = {
     products,
     locations,
-    levels: await loadLevels(tx, c.shop, [...new Set(products.values())], locationIds),
+    levels: await loadLevels(tx, c.shop, productIds, locationIds),
+    // D16b: the snapshot compares its day's rows with the stored ones; the other kinds write none.
+    daily: c.kind === 'inventory.snapshot' ? await loadDailyRows(tx, c.shop, c.payload.snapshot_date, productIds, locationIds) : new Map(),
     appliedKey: isDelta ? await loadAppliedKey(tx, c.shop, c.idempotency_key) : null,
   };
 
