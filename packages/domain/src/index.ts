@@ -39,7 +39,7 @@ export {
 } from './registry/decideRegistry.ts';
 export { orderLineId } from './ids.ts';
 export { ORDER_LINE_FIELDS, KEY_FIELDS, orderLineKey, orderLineData, type OrderLine, type OrderLineField } from './orders/orderLine.ts';
-export { validateRow, type RowProblem } from './orders/validateRow.ts';
+export { validateRow, type RowProblem, type UnknownFields } from './orders/validateRow.ts';
 export { toDecimal, withinTolerance } from './orders/decimal.ts';
 export {
   decideOrderLines,

@@ -10,4 +10,8 @@ export interface OrderLinesUpsertPayload {
   ingest_run_id: string | null;
   idempotency_key: string | null;
   changed_by_user_id: string | null;
+  /**
+   * How the decider treats a row field the spec does not define: reject the row with code unknown_field (D27, set by every gateway since D27), or ignore it (commands appended before D27, which carry no value: replays project them as they were)
+   */
+  unknown_fields?: 'reject' | 'ignore';
 }

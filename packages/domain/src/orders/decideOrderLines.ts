@@ -73,9 +73,11 @@ export function decideOrderLines(state: OrderLinesState, c: OrderLinesUpsertComm
   let inserted = 0;
   let updated = 0;
   let rejected = 0;
+  // D27 applies to the commands appended since; older ones carry no value and keep their projection (D3, D26).
+  const unknownFields = p.unknown_fields ?? 'ignore';
 
   p.rows.forEach((raw, i) => {
-    const { line, errors: rowErrors, ids } = validateRow(raw, i);
+    const { line, errors: rowErrors, ids } = validateRow(raw, i, unknownFields);
     if (ids.channel_id && !state.channels.has(ids.channel_id))
       rowErrors.push({ row_index: i, field: 'channel_id', code: 'channel_not_found', message: `channel_id ${ids.channel_id} is not a channel of this shop` });
     if (ids.location_id && !state.locations.has(ids.location_id))

@@ -254,6 +254,21 @@ describe('decideOrderLines (endpoint 6)', () => {
     expect(plan.upserts.map((u) => u.line_instance_no)).toEqual([1, 2]);
   });
 
+  it('given a row with an unknown field (D27), when decided, then that row is rejected with unknown_field and the others go on', () => {
+    const plan = decide(state(), [row({ line_instance_no: 1 }), row({ line_instance_no: 2, avaliable: true }), row({ line_instance_no: 3 })], {
+      unknown_fields: 'reject',
+    });
+    expect(plan.reply.body).toMatchObject({ accepted_rows: 2, inserted_rows: 2, rejected_rows: 1 });
+    expect(plan.reply.body['errors']).toEqual([{ row_index: 1, field: 'avaliable', code: 'unknown_field', message: 'avaliable is not allowed' }]);
+    expect(plan.upserts.map((u) => u.line_instance_no)).toEqual([1, 3]);
+  });
+
+  it('given a command appended before D27 (no unknown_fields), when decided or replayed, then an unknown field is ignored as it was (D3, D26)', () => {
+    const plan = decide(state(), [row({ quantity: 2 })]);
+    expect(plan.reply.body).toMatchObject({ accepted_rows: 1, inserted_rows: 1, rejected_rows: 0, errors: [] });
+    expect(plan.upserts[0]).not.toHaveProperty('quantity');
+  });
+
   it('given a rejected row repeating a stored key, when decided, then the stored line is left alone', () => {
     const plan = decide(state([stored()]), [row({ customer_id: 'C-2', tax_amount: 1 })]);
     expect(plan.reply.body).toMatchObject({ accepted_rows: 0, updated_rows: 0, rejected_rows: 1 });

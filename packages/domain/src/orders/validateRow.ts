@@ -1,7 +1,7 @@
 import { isUuid } from '../ids.ts';
 import { parseInstant } from '../instant.ts';
 import { formatDifference, toDecimal, withinTolerance } from './decimal.ts';
-import type { OrderLine } from './orderLine.ts';
+import { KEY_FIELDS, ORDER_LINE_FIELDS, type OrderLine } from './orderLine.ts';
 
 export interface RowProblem {
   row_index: number;
@@ -11,6 +11,14 @@ export interface RowProblem {
 }
 
 const TOLERANCE = toDecimal(0.01)!;
+const KNOWN_FIELDS: ReadonlySet<string> = new Set<string>([...KEY_FIELDS, ...ORDER_LINE_FIELDS]);
+
+/**
+ * D27: a row field the spec does not define rejects the row (`reject`), never silently dropped.
+ * `ignore` is how rows were read before D27: a command appended then carries no `unknown_fields`
+ * and is projected (and replayed, D26) as it was.
+ */
+export type UnknownFields = 'reject' | 'ignore';
 // Key fields and the barcode are indexed: bounded so an index row always fits (PostgreSQL ~2.7 kB).
 const MAX_KEY_CHARS = 128;
 
@@ -28,7 +36,7 @@ export interface ValidatedRow {
   ids: { channel_id?: string; location_id?: string };
 }
 
-export function validateRow(raw: unknown, rowIndex: number): ValidatedRow {
+export function validateRow(raw: unknown, rowIndex: number, unknownFields: UnknownFields = 'reject'): ValidatedRow {
   const errors: RowProblem[] = [];
   const fail = (field: string, code: string, message: string) => errors.push({ row_index: rowIndex, field, code, message });
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -105,6 +113,8 @@ export function validateRow(raw: unknown, rowIndex: number): ValidatedRow {
     fail('net_amount_taxexcl', 'tax_mismatch', `net_amount_taxincl - tax_amount = ${formatDifference(netIncl!, tax!)} differs from net_amount_taxexcl ${netExcl} by more than 0.01`);
   if (taxRate !== undefined && (taxRate < 0 || taxRate > 1)) fail('tax_rate', 'tax_rate_out_of_range', `tax_rate ${taxRate} is outside [0, 1]`);
   if (refund !== undefined && refund < 0) fail('refund_amount', 'refund_amount_negative', `refund_amount ${refund} is negative`);
+  if (unknownFields === 'reject')
+    for (const f of Object.keys(r)) if (!KNOWN_FIELDS.has(f)) fail(f, 'unknown_field', `${f} is not allowed`);
 
   const ids = { ...(channel_id ? { channel_id } : {}), ...(location_id ? { location_id } : {}) };
   if (errors.length) return { line: null, errors, ids };

@@ -269,4 +269,31 @@ describe('validateRow (endpoint 6, D20)', () => {
       expect(errors).toHaveLength(7);
     });
   });
+
+  describe('D27: unknown fields', () => {
+    it('given a row with a field the spec does not define, when validated, then the row is rejected with unknown_field naming it', () => {
+      const { line, errors } = validateRow(row({ quantity: 2 }), 4);
+      expect(line).toBeNull();
+      expect(errors).toEqual([{ row_index: 4, field: 'quantity', code: 'unknown_field', message: 'quantity is not allowed' }]);
+    });
+
+    it('given several unknown fields and a bad value, when validated, then each is listed', () => {
+      const { errors } = validateRow(row({ quantity: 2, tax_rate: 2, note: null }), 0);
+      expect(codes(errors)).toEqual([
+        ['tax_rate', 'tax_rate_out_of_range'],
+        ['quantity', 'unknown_field'],
+        ['note', 'unknown_field'],
+      ]);
+    });
+
+    it('given a valid row, when validated, then no field of the spec is unknown', () => {
+      expect(validateRow(row(), 0).errors).toEqual([]);
+    });
+
+    it('given a command appended before D27 (unknown_fields ignore), when validated, then an unknown field is ignored as it was', () => {
+      const { line, errors } = validateRow(row({ quantity: 2 }), 0, 'ignore');
+      expect(errors).toEqual([]);
+      expect(line).not.toHaveProperty('quantity');
+    });
+  });
 });
