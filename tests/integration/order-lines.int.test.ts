@@ -278,6 +278,16 @@ describe('POST /api/order-line-master/bulk-upsert: row rules (spec Row validatio
   });
 });
 
+describe('D27: a row field the spec does not define', () => {
+  it('rejects that row with code unknown_field naming the field; the other rows are stored', async () => {
+    const s = await newShop('d27');
+    const b = await upsert(s.shop, [row(s, { line_instance_no: 1 }), row(s, { line_instance_no: 2, quantity: 3 }), row(s, { line_instance_no: 3 })]);
+    expect(b).toMatchObject({ accepted_rows: 2, inserted_rows: 2, rejected_rows: 1 });
+    expect(b.errors).toEqual([{ row_index: 1, field: 'quantity', code: 'unknown_field', message: 'quantity is not allowed' }]);
+    expect((await lines(s.shop)).map((l) => l.line_instance_no)).toEqual([1, 3]);
+  });
+});
+
 describe('POST /api/order-line-master/bulk-upsert: response, storage and logs', () => {
   it('valid rows are stored while others are rejected: HTTP 200, ok true, the counts, errors and warnings (spec rule 3, D6b)', async () => {
     const s = await newShop('mixed');

@@ -101,6 +101,31 @@ describe('POST /api/products/bulk-upsert (endpoint 1)', () => {
   });
 });
 
+describe('D27: unknown fields are refused, never dropped', () => {
+  it('an item with an unknown field is reported with unknown_field naming it, the others are applied (both endpoints), and nothing of it is stored', async () => {
+    const items = [
+      { barcode: 'U1', product_name: 'Fine' },
+      { barcode: 'U2', product_name: 'Typo', curent_price: 99 },
+      { barcode: 'U3', product_name: 'Also fine' },
+    ];
+    const unknown = { barcode: 'U2', error: 'unknown_field: curent_price is not allowed' };
+    const b = await bulk('d27-bulk.example', items);
+    expect(b.status).toBe(200);
+    expect(b.json).toEqual({ ok: true, created: 2, updated: 0, unchanged: 0, errors: [unknown] });
+    const i = await ingest('d27-ingest.example', items);
+    expect(i.json).toEqual({ ok: true, created: 2, updated: 0, unchanged: 0, errors_count: 1, errors: [unknown] });
+    const { rows } = await p.db.query('SELECT barcode FROM public.products WHERE shop = ANY($1) ORDER BY shop, barcode', [['d27-bulk.example', 'd27-ingest.example']]);
+    expect(rows.map((r) => r.barcode)).toEqual(['U1', 'U3', 'U1', 'U3']);
+  });
+
+  it('an unknown top-level field refuses the request with 400 `<field> is not allowed`', async () => {
+    const r = await post(`${p.url()}/api/ingest/products`, { shop: 'd27-top.example', products: [{ barcode: 'T', product_name: 'N' }], dry_run: true }, { 'x-ingest-secret': INGEST_SECRET });
+    expect([r.status, r.json]).toEqual([400, { ok: false, error: 'dry_run is not allowed' }]);
+    const { rows } = await p.db.query('SELECT 1 FROM public.products WHERE shop = $1', ['d27-top.example']);
+    expect(rows).toEqual([]);
+  });
+});
+
 describe('POST /api/ingest/products (endpoint 2)', () => {
   it('answers ok, the counts, errors_count and errors; shares behaviour and logs with endpoint 1 (D7)', async () => {
     const shop = 'ep2.example';

@@ -16,27 +16,37 @@ export interface ValidationFailure {
   message: string;
   /** Path of the first bad value, e.g. `lines[12].on_hand_qty` (empty for the root). */
   path: string;
+  /** ajv's keyword, except `required` (also for an empty string) and `unknown_field` (D27). */
   keyword: string;
 }
 
 export type Validator<T> = (value: unknown) => { ok: true; value: T } | { ok: false; failure: ValidationFailure };
 
 /**
- * Every schema under schemas/ compiled once, at start-up (STYLE.md): strict mode, all errors,
- * unknown properties stripped (removeAdditional) so extra client fields never reach a command.
+ * Every schema under schemas/ compiled once, at start-up (STYLE.md): strict mode, all errors.
+ *
+ * Unknown properties depend on who wrote the value:
+ * - `http/*` (a client's request) refuses them (D27): a field the schema does not define is an
+ *   `unknown_field` failure, never silently dropped (a dropped `avaliable_qty` typo would be a write
+ *   that does nothing).
+ * - `commands/*` and `events/*` (written by our own code, kept in the log for ever) are read
+ *   tolerantly: extra properties are stripped. A command accepted with 200/202 must decode in every
+ *   later projector and every replay (D13, D26), even if the code that wrote it carried a field
+ *   the current schema no longer knows; the gateway's D27 check already ran when it was accepted.
  */
 export class SchemaRegistry {
-  private readonly ajv: Ajv;
+  private readonly refusing: Ajv;
+  private readonly tolerant: Ajv;
   private readonly compiled = new Map<string, ValidateFunction>();
 
   constructor(schemasDir: string = SCHEMAS_DIR) {
-    this.ajv = new Ajv({ strict: true, allErrors: true, removeAdditional: true, useDefaults: false });
-    addFormats(this.ajv);
-    // ajv-formats' uuid also accepts `urn:uuid:...`, which a PostgreSQL uuid column refuses.
-    this.ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+    this.refusing = createAjv(false);
+    this.tolerant = createAjv(true);
     for (const group of readdirSync(schemasDir)) {
       for (const file of readdirSync(join(schemasDir, group)).filter((f) => f.endsWith('.json'))) {
-        this.ajv.addSchema(JSON.parse(readFileSync(join(schemasDir, group, file), 'utf8')) as object);
+        const schema = JSON.parse(readFileSync(join(schemasDir, group, file), 'utf8')) as object;
+        this.refusing.addSchema(schema);
+        this.tolerant.addSchema(structuredClone(schema));
       }
     }
   }
@@ -45,7 +55,7 @@ export class SchemaRegistry {
     let fn = this.compiled.get(name);
     if (!fn) {
       const id = `https://schemas.ingest.local/${name}`;
-      fn = this.ajv.getSchema(id);
+      fn = (name.startsWith('http/') ? this.refusing : this.tolerant).getSchema(id);
       if (!fn) throw new Error(`unknown schema ${name}`);
       this.compiled.set(name, fn);
     }
@@ -56,6 +66,14 @@ export class SchemaRegistry {
       return { ok: false, failure: describeFirstError(validate.errors ?? [], fieldOrder) };
     };
   }
+}
+
+function createAjv(stripUnknown: boolean): Ajv {
+  const ajv = new Ajv({ strict: true, allErrors: true, removeAdditional: stripUnknown, useDefaults: false });
+  addFormats(ajv);
+  // ajv-formats' uuid also accepts `urn:uuid:...`, which a PostgreSQL uuid column refuses.
+  ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+  return ajv;
 }
 
 /** Turns ajv's first error into the spec's message style (D11). */
@@ -69,6 +87,11 @@ export function describeFirstError(errors: ErrorObject[], fieldOrder: string[] =
     case 'required': {
       const path = at(String(params['missingProperty']));
       return { message: `${path} required`, path, keyword: 'required' };
+    }
+    case 'additionalProperties': {
+      // D27: named by its full path (`lines[3].avaliable_qty is not allowed`), keyword = D27's code.
+      const path = at(String(params['additionalProperty']));
+      return { message: `${path} is not allowed`, path, keyword: 'unknown_field' };
     }
     case 'type': {
       const types = String(params['type']).split(',').join(' or ');
@@ -115,10 +138,11 @@ function pickError(errors: ErrorObject[], fieldOrder: string[]): ErrorObject | u
     const i = fieldOrder.indexOf(top);
     return i < 0 ? fieldOrder.length : i;
   };
-  const depth = (e: ErrorObject): number => e.instancePath.split('/').length;
-  return [...list].sort(
-    (a, b) => rank(a) - rank(b) || depth(a) - depth(b) || compareIndexPaths(a.instancePath, b.instancePath),
-  )[0];
+  // An unknown property is ranked where it sits (`/lines/3/x`), like a bad value of a known one.
+  const at = (e: ErrorObject): string =>
+    e.keyword === 'additionalProperties' ? `${e.instancePath}/${String((e.params as { additionalProperty?: string }).additionalProperty)}` : e.instancePath;
+  const depth = (e: ErrorObject): number => at(e).split('/').length;
+  return [...list].sort((a, b) => rank(a) - rank(b) || depth(a) - depth(b) || compareIndexPaths(at(a), at(b)))[0];
 }
 
 function compareIndexPaths(a: string, b: string): number {

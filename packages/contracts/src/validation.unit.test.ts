@@ -65,12 +65,16 @@ describe('SchemaRegistry: products ingest request (endpoint 2)', () => {
     expect(ingest({ shop: 'a.example', products }).ok).toBe(true);
   });
 
-  it('unknown top-level properties are stripped', () => {
+  it('D27: an unknown top-level property is refused, not stripped -> `<field> is not allowed`', () => {
     const body: Record<string, unknown> = { shop: 'a.example', products: [], extra: 1, other: 'y' };
     const r = ingest(body);
-    expect(r.ok).toBe(true);
-    expect(r.ok && r.value).toEqual({ shop: 'a.example', products: [] });
-    expect(Object.keys(body).sort()).toEqual(['products', 'shop']);
+    expect(r.ok ? null : r.failure).toEqual({ message: 'extra is not allowed', path: 'extra', keyword: 'unknown_field' });
+    // Nothing is removed from the body.
+    expect(Object.keys(body).sort()).toEqual(['extra', 'other', 'products', 'shop']);
+  });
+
+  it('D27: a missing required field is still reported before an unknown one', () => {
+    expect(message(ingest({ shp: 'a.example', products: [] }))).toBe('shop required');
   });
 
   it('a root that is not an object is a type failure', () => {
@@ -93,10 +97,8 @@ describe('SchemaRegistry: products bulk-upsert request (endpoint 1)', () => {
     expect(m).toContain('10000');
   });
 
-  it('a shop in the body is not part of endpoint 1 and is stripped', () => {
-    const body = { shop: 'x.example', products: [] };
-    const r = bulk(body);
-    expect(r.ok && r.value).toEqual({ products: [] });
+  it('D27: a shop in the body is not part of endpoint 1 (x-shop is) and is refused', () => {
+    expect(message(bulk({ shop: 'x.example', products: [] }))).toBe('shop is not allowed');
   });
 });
 
@@ -133,11 +135,76 @@ describe('SchemaRegistry: product item', () => {
     expect(message(product({ barcode: 'x'.repeat(129), product_name: 'N' }))).toBe('barcode must be at most 128 characters');
   });
 
-  it('unknown properties are stripped', () => {
+  it('D27: an unknown property is refused with code unknown_field, naming the first one', () => {
     const item = { barcode: 'B', product_name: 'N', color: 'red', nested: { a: 1 } };
     const r = product(item);
+    expect(r.ok ? null : r.failure).toEqual({ message: 'color is not allowed', path: 'color', keyword: 'unknown_field' });
+    expect(item).toHaveProperty('color', 'red');
+  });
+
+  it('D27: a prototype key is an unknown property like any other', () => {
+    expect(message(product(JSON.parse('{"barcode":"B","product_name":"N","__proto__":{"x":1}}')))).toBe('__proto__ is not allowed');
+  });
+});
+
+describe('D27: unknown fields in inventory lines and nested objects', () => {
+  const snapshotLines = registry.validator('http/inventory-snapshot.lines.json');
+  const levelsLines = registry.validator('http/inventory-levels.absolute-lines.json');
+  const snapshot = registry.validator('http/inventory-snapshot.request.json');
+  const locations = registry.validator('http/admin-locations.request.json');
+  const daily = registry.validator('http/admin-daily-snapshot.request.json');
+  const fail = (r: ReturnType<typeof snapshotLines>) => (r.ok ? null : r.failure);
+
+  it('names the first unknown path of a line: `lines[3].avaliable_qty is not allowed`', () => {
+    const lines = [0, 1, 2, 3].map((i) => ({ barcode: `B${i}`, on_hand_qty: 1 }));
+    (lines[3] as Record<string, unknown>)['avaliable_qty'] = 5;
+    expect(fail(snapshotLines({ lines }))).toEqual({ message: 'lines[3].avaliable_qty is not allowed', path: 'lines[3].avaliable_qty', keyword: 'unknown_field' });
+  });
+
+  it('the earliest line wins, whether its problem is a bad value or an unknown field', () => {
+    const lines = [{ barcode: 'A', on_hand_qty: 1 }, { barcode: 'B', on_hand_qty: -1 }, { barcode: 'C', on_hand_qty: 1, x: 1 }];
+    expect(fail(snapshotLines({ lines }))?.path).toBe('lines[1].on_hand_qty');
+    const swapped = [{ barcode: 'A', on_hand_qty: 1 }, { barcode: 'B', on_hand_qty: 1, x: 1 }, { barcode: 'C', on_hand_qty: -1 }];
+    expect(fail(snapshotLines({ lines: swapped }))?.path).toBe('lines[1].x');
+  });
+
+  it('an unknown field of a line location object', () => {
+    const lines = [{ barcode: 'A', location: { identifier_type: 't', identifier_value: 'v', kind: 'store' }, on_hand_qty: 1 }];
+    expect(fail(levelsLines({ lines }))?.message).toBe('lines[0].location.kind is not allowed');
+  });
+
+  it('an unknown field of the top-level location object', () => {
+    const body = { shop: 's', source_system: 'pos', location: { identifier_type: 't', identifier_value: 'v', extra: 1 }, lines: [] };
+    expect(fail(snapshot(body))?.message).toBe('location.extra is not allowed');
+  });
+
+  it('admin registry bodies: items and identifiers', () => {
+    expect(fail(locations({ shop: 's', locations: [{ name: 'n', code: 'x' }] }))?.message).toBe('locations[0].code is not allowed');
+    const identifiers = [{ identifier_type: 't', identifier_value: 'v', note: 'x' }];
+    expect(fail(locations({ shop: 's', locations: [{ name: 'n', identifiers }] }))?.message).toBe('locations[0].identifiers[0].note is not allowed');
+    expect(fail(daily({ shop: 's', date: '2026-01-01' }))?.message).toBe('date is not allowed');
+  });
+});
+
+describe('commands are read tolerantly (decoding what an older gateway appended)', () => {
+  const envelope = registry.validator<Record<string, unknown>>('commands/envelope.json');
+  const daily = registry.validator<Record<string, unknown>>('commands/daily-snapshot.json');
+
+  it('an extra envelope or payload property is stripped, not refused', () => {
+    const command = {
+      command_id: '01900000-0000-7000-8000-000000000001',
+      kind: 'inventory.daily_snapshot',
+      shop: 's',
+      received_at: '2026-11-01T00:00:00.000Z',
+      source: { endpoint: '/api/admin/daily-snapshot' },
+      payload: { snapshot_date: '2026-10-31', written_by: 'gateway 0.0.9' },
+      trace_id: 'abc',
+    };
+    const r = envelope(command);
     expect(r.ok).toBe(true);
-    expect(r.ok && r.value).toEqual({ barcode: 'B', product_name: 'N' });
+    expect(command).not.toHaveProperty('trace_id');
+    const p = daily(command.payload);
+    expect(p.ok && p.value).toEqual({ snapshot_date: '2026-10-31' });
   });
 });
 

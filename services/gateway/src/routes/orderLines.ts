@@ -41,6 +41,8 @@ export function orderLineRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; in
         ingest_run_id: v.ingest_run_id ?? null,
         idempotency_key: v.idempotency_key ?? null,
         changed_by_user_id: v.changed_by_user_id?.toLowerCase() ?? null,
+        // D27: the decider rejects a row with a field the spec does not define (code unknown_field).
+        unknown_fields: 'reject',
       },
     });
   });

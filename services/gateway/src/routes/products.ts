@@ -8,6 +8,8 @@ import { parseJsonObject } from '../body.ts';
 type Item = { product: ProductInput } | { rejected: { barcode: string; error: string } };
 
 const REQUIRED_TEXT = 'barcode and product_name required';
+/** D27's code; an item error reads `unknown_field: color is not allowed`. */
+const UNKNOWN_FIELD = 'unknown_field';
 
 /** Endpoints 1 and 2 run one command (D7); each item is checked alone and a bad one is reported, not fatal. */
 export function productRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; ingestSecrets: string[]; cronSecrets: string[]; bodyLimitBytes: number }): Router {
@@ -27,7 +29,10 @@ export function productRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; inge
       const missing = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
       if (missing(obj['barcode']) || missing(obj['product_name'])) return { rejected: { barcode, error: REQUIRED_TEXT } };
       const r = product(obj);
-      return r.ok ? { product: r.value } : { rejected: { barcode, error: r.failure.message } };
+      if (r.ok) return { product: r.value };
+      // D27: the item keeps the spec's `{barcode, error}` shape (D7); the code leads the text.
+      if (r.failure.keyword === 'unknown_field') return { rejected: { barcode, error: `${UNKNOWN_FIELD}: ${r.failure.message}` } };
+      return { rejected: { barcode, error: r.failure.message } };
     });
 
   router.post('/api/products/bulk-upsert', requireCronSecret(deps.cronSecrets), ...json, async (req, res) => {
