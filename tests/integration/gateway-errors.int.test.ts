@@ -469,6 +469,31 @@ describe('GET /api/commands/{id}', () => {
   });
 });
 
+describe('issue 12: hostile requests on the real stack -> their 4xx in the spec shape, never a 500', () => {
+  it('a malformed percent-encoding in a path -> 400 `malformed URL`', async () => {
+    expectJsonError('GET %ZZ', await get(`${base()}/api/commands/%ZZ`, ing()), 400, { ok: false, error: 'malformed URL' });
+  });
+
+  it('Content-Encoding gzip or deflate with a body that is not compressed -> 400 `invalid compressed body`, nothing applied', async () => {
+    for (const encoding of ['gzip', 'deflate']) {
+      const body = JSON.stringify({ shop: 'i12-gzip.example', products: [item('GZ')] });
+      expectJsonError(encoding, await post(`${base()}/api/ingest/products`, body, { ...ing(), 'content-encoding': encoding }), 400, { ok: false, error: 'invalid compressed body' });
+    }
+    expect(await productCount('i12-gzip.example')).toBe(0);
+  });
+
+  it('a daily snapshot for 0000-01-01 -> 422 invalid_payload at the edge, not a 500 from PostgreSQL', async () => {
+    const r = await post(`${base()}/api/admin/daily-snapshot`, { shop: 'i12-daily.example', snapshot_date: '0000-01-01' }, ing());
+    expectJsonError('0000-01-01', r, 422, { ok: false, error_kind: 'invalid_payload', error: 'snapshot_date 0000-01-01 is before 2000-01-01' });
+  });
+
+  it('D27: an unknown inventory line field -> 422 invalid_payload naming its path', async () => {
+    const lines = [{ barcode: 'A', on_hand_qty: 1 }, { barcode: 'B', on_hand_qty: 1, avaliable_qty: 0 }];
+    const r = await post(`${base()}/api/ingest/inventory-snapshot`, { shop: 'd27.example', source_system: 'pos', location_id: '0190a000-0000-7000-8000-0000000000a1', lines }, ing());
+    expectJsonError('avaliable_qty', r, 422, { ok: false, error_kind: 'invalid_payload', error: 'lines[1].avaliable_qty is not allowed' });
+  });
+});
+
 describe('D11: no error answer leaks internals', () => {
   it('no error body seen in this file contains a stack trace or SQL', () => {
     expect(errorAnswers.length).toBeGreaterThan(40);

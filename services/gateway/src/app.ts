@@ -55,17 +55,12 @@ export function buildApp(deps: GatewayDeps): Express {
     newId: deps.newId ?? defaultIds.newId,
   };
   app.use(commandRoutes({ pool: deps.pool, ingestSecrets: config.ingestSecrets, cronSecrets: config.cronSecrets }));
-  app.use(inflightLimiter(config.maxInflightBytes, deps.backlog ? { lag: () => deps.backlog?.lag() ?? null, max: config.maxConsumerLag } : null));
-  app.use(
-    productRoutes({
-      ...submit,
-      schemas: deps.schemas,
-      ingestSecrets: config.ingestSecrets,
-      cronSecrets: config.cronSecrets,
-      bodyLimitBytes: config.bodyLimitBytes,
-    }),
-  );
-  const ingest = { ...submit, schemas: deps.schemas, ingestSecrets: config.ingestSecrets, bodyLimitBytes: config.bodyLimitBytes };
+  // One in-flight budget (D13) for every write route; each route admits only after its own
+  // authentication and header checks (intake.ts), so an unauthenticated request never holds it.
+  const admission = inflightLimiter(config.maxInflightBytes, deps.backlog ? { lag: () => deps.backlog?.lag() ?? null, max: config.maxConsumerLag } : null);
+  const front = { admission, bodyLimitBytes: config.bodyLimitBytes };
+  app.use(productRoutes({ ...submit, ...front, schemas: deps.schemas, ingestSecrets: config.ingestSecrets, cronSecrets: config.cronSecrets }));
+  const ingest = { ...submit, ...front, schemas: deps.schemas, ingestSecrets: config.ingestSecrets };
   app.use(inventoryRoutes({ ...ingest, businessTimezone: config.businessTimezone }));
   app.use(adminRoutes({ ...ingest, businessTimezone: config.businessTimezone }));
   app.use(orderLineRoutes(ingest));
@@ -79,8 +74,10 @@ function observe(metrics: ReturnType<typeof gatewayMetrics>): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     res.once('finish', () => {
-      // The matched route pattern keeps label cardinality bounded; unknown paths share one label.
-      const route = (req.route as { path?: string } | undefined)?.path ?? (res.statusCode === 404 ? 'unmatched' : req.path);
+      // The matched route pattern, or one shared label for everything else whatever its status
+      // (404s, Express's automatic OPTIONS answer, malformed URLs): a hostile URL adds no series.
+      const pattern = (req.route as { path?: unknown } | undefined)?.path;
+      const route = typeof pattern === 'string' ? pattern : 'unmatched';
       metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
       metrics.latency.observe({ method: req.method, route }, (performance.now() - started) / 1000);
     });

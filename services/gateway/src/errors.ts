@@ -1,4 +1,5 @@
-import type { ErrorRequestHandler, Response } from 'express';
+import { STATUS_CODES } from 'node:http';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from '@ingest/runtime';
 
 /**
@@ -51,9 +52,26 @@ function fromBodyParser(err: { type?: string; status?: number; message?: string 
   }
 }
 
+/**
+ * Issue 12: every other error of the HTTP stack that carries a 4xx status (the router's URI
+ * decoding, decompression, raw-body's size checks) is that 4xx in the spec's shape, never a 500.
+ * Its message can quote the request, so a fixed text is sent instead.
+ */
+function fromHttpStack(err: unknown, req: Request): ApiError | null {
+  const e = (err ?? {}) as { status?: unknown; statusCode?: unknown; type?: unknown };
+  const status = Number(e.status ?? e.statusCode);
+  if (!(status >= 400 && status < 500)) return null;
+  // The router's decodeURIComponent of a path parameter (`/api/commands/%ZZ`).
+  if (err instanceof URIError) return badRequest('malformed URL');
+  // body-parser passes the zlib/brotli/zstd error on as a 400 without a `type` (raw-body's own carry one).
+  const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding !== 'identity' && e.type === undefined) return badRequest('invalid compressed body');
+  return new ApiError(status, { ok: false, error: (STATUS_CODES[status] ?? 'client error').toLowerCase() });
+}
+
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    const api = err instanceof ApiError ? err : fromBodyParser(err as { type?: string });
+    const api = err instanceof ApiError ? err : (fromBodyParser(err as { type?: string }) ?? fromHttpStack(err, req));
     if (api) {
       sendError(res, api);
       return;

@@ -2,8 +2,8 @@ import { Router, type Request, type Response } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
 import { QTY_FIELDS, type LevelsLine, type QtyField } from '@ingest/domain';
 import { requireIngestSecret } from '../auth.ts';
-import { parseJsonObject } from '../body.ts';
 import { badRequest, unprocessable } from '../errors.ts';
+import { intake, type Intake } from '../intake.ts';
 import { businessDate, inventoryAsOf, locationRefOf, payloadHash } from '../inventoryInput.ts';
 import { submitCommand, type SubmitDeps } from '../submit.ts';
 
@@ -20,7 +20,7 @@ interface InventoryBody {
 }
 
 /** Endpoints 3, 4 and 5 (D11 statuses: top-level problems 400, line problems 422 invalid_payload). */
-export function inventoryRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; ingestSecrets: string[]; bodyLimitBytes: number; businessTimezone: string }): Router {
+export function inventoryRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; businessTimezone: string }): Router {
   const router = Router();
   const v = (name: Parameters<SchemaRegistry['validator']>[0]) => deps.schemas.validator<InventoryBody>(name);
   const snapshotBody = v('http/inventory-snapshot.request.json');
@@ -29,8 +29,7 @@ export function inventoryRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; in
   const availableLines = { absolute: v('http/inventory-available.absolute-lines.json'), delta: v('http/inventory-available.delta-lines.json') };
   const levelsBody = v('http/inventory-levels.request.json');
   const levelsLines = { absolute: v('http/inventory-levels.absolute-lines.json'), delta: v('http/inventory-levels.delta-lines.json') };
-  const auth = requireIngestSecret(deps.ingestSecrets);
-  const json = parseJsonObject(deps.bodyLimitBytes);
+  const front = intake(requireIngestSecret(deps.ingestSecrets), deps);
 
   const read = (req: Request, top: ReturnType<typeof v>, lines: (b: InventoryBody) => ReturnType<typeof v>): InventoryBody => {
     const body = top(req.body);
@@ -48,7 +47,7 @@ export function inventoryRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; in
     ...(b.mode === 'delta' && b.idempotency_key !== undefined ? { payload_hash: payloadHash(hashed) } : {}),
   });
 
-  router.post('/api/ingest/inventory-snapshot', auth, ...json, async (req: Request, res: Response) => {
+  router.post('/api/ingest/inventory-snapshot', ...front, async (req: Request, res: Response) => {
     const now = deps.now();
     const b = read(req, snapshotBody, () => snapshotLines);
     const location = locationRefOf(b);
@@ -57,7 +56,7 @@ export function inventoryRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; in
     await submitCommand(deps, req, res, { kind: 'inventory.snapshot', shop: b.shop, payload, meta: meta(b, asOf, { location, lines: b.lines }), receivedAt: now });
   });
 
-  router.post('/api/ingest/inventory-available', auth, ...json, async (req: Request, res: Response) => {
+  router.post('/api/ingest/inventory-available', ...front, async (req: Request, res: Response) => {
     const now = deps.now();
     const b = read(req, availableBody, (body) => availableLines[body.mode ?? 'absolute']);
     const location = locationRefOf(b);
@@ -66,7 +65,7 @@ export function inventoryRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; in
     await submitCommand(deps, req, res, { kind: 'inventory.available', shop: b.shop, payload, meta: meta(b, asOf, payload), receivedAt: now });
   });
 
-  router.post('/api/inventory-levels/bulk-upsert', auth, ...json, async (req: Request, res: Response) => {
+  router.post('/api/inventory-levels/bulk-upsert', ...front, async (req: Request, res: Response) => {
     const now = deps.now();
     const b = read(req, levelsBody, (body) => levelsLines[body.mode ?? 'absolute']);
     const delta = b.mode === 'delta';

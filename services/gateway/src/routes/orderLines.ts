@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
 import { requireIngestSecret } from '../auth.ts';
-import { parseJsonObject } from '../body.ts';
 import { badRequest } from '../errors.ts';
+import { intake, type Intake } from '../intake.ts';
 import { submitCommand, type SubmitDeps } from '../submit.ts';
 
 interface OrderLinesBody {
@@ -18,11 +18,11 @@ interface OrderLinesBody {
 const ROWS_REQUIRED = 'rows[] required and non-empty';
 
 /** Endpoint 6: the request's shape here (400s of the spec); every row rule in the projector's decider (D20). */
-export function orderLineRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; ingestSecrets: string[]; bodyLimitBytes: number }): Router {
+export function orderLineRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[] }): Router {
   const router = Router();
   const body = deps.schemas.validator<OrderLinesBody>('http/order-lines.request.json');
 
-  router.post('/api/order-line-master/bulk-upsert', requireIngestSecret(deps.ingestSecrets), ...parseJsonObject(deps.bodyLimitBytes), async (req: Request, res: Response) => {
+  router.post('/api/order-line-master/bulk-upsert', ...intake(requireIngestSecret(deps.ingestSecrets), deps), async (req: Request, res: Response) => {
     const b = body(req.body);
     if (!b.ok) {
       const f = b.failure;

@@ -3,7 +3,7 @@ import type { ProductInput, SchemaRegistry } from '@ingest/contracts';
 import { requireCronSecret, requireIngestSecret } from '../auth.ts';
 import { badRequest } from '../errors.ts';
 import { submitCommand, type SubmitDeps } from '../submit.ts';
-import { parseJsonObject } from '../body.ts';
+import { intake, type Intake } from '../intake.ts';
 
 type Item = { product: ProductInput } | { rejected: { barcode: string; error: string } };
 
@@ -12,12 +12,11 @@ const REQUIRED_TEXT = 'barcode and product_name required';
 const UNKNOWN_FIELD = 'unknown_field';
 
 /** Endpoints 1 and 2 run one command (D7); each item is checked alone and a bad one is reported, not fatal. */
-export function productRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; ingestSecrets: string[]; cronSecrets: string[]; bodyLimitBytes: number }): Router {
+export function productRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; cronSecrets: string[] }): Router {
   const router = Router();
   const bulkBody = deps.schemas.validator<{ products: unknown[] }>('http/products-bulk-upsert.request.json');
   const ingestBody = deps.schemas.validator<{ shop: string; products: unknown[] }>('http/products-ingest.request.json');
   const product = deps.schemas.validator<ProductInput>('http/product.json');
-  const json = parseJsonObject(deps.bodyLimitBytes);
 
   const toItems = (products: unknown[]): Item[] =>
     products.map((raw) => {
@@ -35,14 +34,14 @@ export function productRoutes(deps: SubmitDeps & { schemas: SchemaRegistry; inge
       return { rejected: { barcode, error: r.failure.message } };
     });
 
-  router.post('/api/products/bulk-upsert', requireCronSecret(deps.cronSecrets), ...json, async (req, res) => {
+  router.post('/api/products/bulk-upsert', ...intake(requireCronSecret(deps.cronSecrets), deps), async (req, res) => {
     const body = bulkBody(req.body);
     if (!body.ok) throw badRequest(body.failure.message);
     const shop = res.locals['shop'] as string;
     await submitCommand(deps, req, res, { kind: 'products.upsert', shop, payload: { response: 'bulk_upsert', items: toItems(body.value.products) } });
   });
 
-  router.post('/api/ingest/products', requireIngestSecret(deps.ingestSecrets), ...json, async (req, res) => {
+  router.post('/api/ingest/products', ...intake(requireIngestSecret(deps.ingestSecrets), deps), async (req, res) => {
     const body = ingestBody(req.body);
     if (!body.ok) throw badRequest(body.failure.message);
     await submitCommand(deps, req, res, {

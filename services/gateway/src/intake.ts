@@ -1,0 +1,34 @@
+import type { RequestHandler } from 'express';
+import { parseJsonObject } from './body.ts';
+import { ApiError } from './errors.ts';
+
+/** What every write route shares: one in-flight budget (D13) and the body limit (D11). */
+export interface Intake {
+  admission: RequestHandler;
+  bodyLimitBytes: number;
+}
+
+/**
+ * The front door of every write route, cheapest refusal first (issue 12): credentials and the
+ * other header checks of `auth`, then the declared size, then the in-flight budget, then the body.
+ * An unauthenticated or oversized request is answered without ever holding budget, so one hostile
+ * connection cannot make everyone else's requests 429.
+ */
+export function intake(auth: RequestHandler, deps: Intake): RequestHandler[] {
+  return [auth, declaredSizeWithin(deps.bodyLimitBytes), deps.admission, ...parseJsonObject(deps.bodyLimitBytes)];
+}
+
+/**
+ * A declared Content-Length over the body limit is 413 at once (D11), before a byte is read:
+ * body-parser would read the whole declared body off the socket before answering. The compressed
+ * size counts here, the inflated one in body-parser.
+ */
+export function declaredSizeWithin(limitBytes: number): RequestHandler {
+  return (req, res, next) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (!(declared > limitBytes)) return next();
+    // The body stays unread: close the connection after the answer rather than drain gigabytes.
+    res.set('Connection', 'close');
+    next(new ApiError(413, { ok: false, error: 'request body too large' }));
+  };
+}
