@@ -90,7 +90,7 @@ export async function runB1(admin: Pool, svc: Pool, settings: B1Settings): Promi
     try {
       const tx = timedClient(client, times);
       await tx.query('BEGIN');
-      if (!(await applyCommand(tx, decoded.command, nextPosition(), { topics: TOPICS }))) throw new Error('command was already applied');
+      if ((await applyCommand(tx, decoded.command, nextPosition(), { sideEffects: { topics: TOPICS } })) !== 'applied') throw new Error('command was already applied');
       await tx.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK');

@@ -47,7 +47,7 @@ async function apply(svc: Pool, c: Parameters<typeof applyCommand>[1]): Promise<
   const client = await svc.connect();
   try {
     await client.query('BEGIN');
-    await applyCommand(client, c, nextPosition(), { topics: TOPICS });
+    await applyCommand(client, c, nextPosition(), { sideEffects: { topics: TOPICS } });
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK');

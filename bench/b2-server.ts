@@ -15,7 +15,7 @@ const env = process.env;
 /** Answers at once, as if the projector had already stored the result. */
 const instantReplies: ReplyWaiter = {
   register: () => ({
-    wait: async () => ({ status: 200, body: { ok: true, bench: 'stub reply' }, shop: '' }),
+    wait: async () => ({ status: 200, body: { ok: true, bench: 'stub reply' }, shop: '', parked: false }),
     cancel: () => {},
   }),
   close: async () => {},

@@ -3,6 +3,7 @@
 // then the projector + outbox relay and the gateway in this process. Ctrl-C stops it gracefully.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createListener } from '@ingest/db';
 import { prepareInfra, REPO_ROOT } from '@ingest/devstack';
 import { runGateway } from '@ingest/gateway';
 import { runProjector } from '@ingest/projector';
@@ -16,11 +17,15 @@ try {
   const infra = await prepareInfra(process.env, say);
   // One process, one registry: the gateway's /metrics shows the projector and relay too.
   const registry = createRegistry({ defaultMetrics: true });
-  const projector = await runProjector(infra.env, log.child({ component: 'projector' }), { registry });
-  const gateway = await runGateway(infra.env, log.child({ component: 'gateway' }), { registry });
+  // One process, one LISTEN connection: replies and the relay share it.
+  const common = readCommonConfig(infra.env);
+  const listener = createListener({ connectionString: common.databaseUrl, role: common.dbRole || undefined, log: log.child({ component: 'listen' }) });
+  const projector = await runProjector(infra.env, log.child({ component: 'projector' }), { registry, listener });
+  const gateway = await runGateway(infra.env, log.child({ component: 'gateway' }), { registry, listener });
   onShutdown(log, [
     ['gateway', () => gateway.stop()],
     ['projector', () => projector.stop()],
+    ['listen', () => listener.close()],
     ['kafka', () => infra.release()],
   ]);
   say(`pipeline ready: http://127.0.0.1:${gateway.port} (Kafka ${infra.env['KAFKA_BROKERS']}, ${infra.kafka.source}); Ctrl-C to stop`);

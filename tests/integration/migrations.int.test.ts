@@ -11,7 +11,7 @@ let client: pg.Client;
 
 beforeAll(async () => {
   url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, 'template1');
-  expect(await migrate(url)).toEqual(['1763700000000_data-model', '1763800000000_hot-updates']);
+  expect(await migrate(url)).toEqual(['1763700000000_data-model', '1763800000000_hot-updates', '1763900000000_fault-tolerance']);
   client = new pg.Client({ connectionString: url });
   await client.connect();
 });
@@ -78,6 +78,8 @@ describe('migrations', () => {
         'agent_runtime.outbox',
         'agent_runtime.idempotency_keys',
         'agent_runtime.projector_checkpoints',
+        'agent_runtime.parked_commands',
+        'agent_runtime.relay_lease',
         'agent_read.inventory_levels',
         'agent_read.inventory_daily_snapshots',
         'agent_read.inventory_update_logs',
@@ -122,5 +124,8 @@ describe('migrations', () => {
     expect(await asRole('ingest_service', `CREATE TABLE public.x (a int)`)).toEqual({ ok: false, code: '42501' });
     expect(await asRole('ingest_service', `DROP VIEW agent_read.products`)).toEqual({ ok: false, code: '42501' });
     expect(await asRole('ingest_service', `DELETE FROM public.pgmigrations`)).toEqual({ ok: false, code: '42501' });
+    // Issue 11's tables: parking and the relay lease are written by the services.
+    expect(await asRole('ingest_service', `SELECT count(*) FROM agent_runtime.parked_commands`)).toMatchObject({ ok: true });
+    expect(await asRole('ingest_service', `DELETE FROM agent_runtime.relay_lease WHERE false`)).toMatchObject({ ok: true });
   });
 });

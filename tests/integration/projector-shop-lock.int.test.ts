@@ -31,15 +31,15 @@ describe('shop lock', () => {
       await a.query('BEGIN');
       await b.query('BEGIN');
       const at = (offset: number) => ({ topic: 'shop-lock-test', partition: 0, offset: String(offset) });
-      expect(await applyCommand(a, availableDeltaCommand(shop, locationId, [{ barcode: 'A', available_delta: -3 }]), at(1), null)).toBe(true);
-      const second = applyCommand(b, availableDeltaCommand(shop, locationId, [{ barcode: 'A', available_delta: -4 }]), at(2), null);
+      expect(await applyCommand(a, availableDeltaCommand(shop, locationId, [{ barcode: 'A', available_delta: -3 }]), at(1), { sideEffects: null })).toBe('applied');
+      const second = applyCommand(b, availableDeltaCommand(shop, locationId, [{ barcode: 'A', available_delta: -4 }]), at(2), { sideEffects: null });
       await waitFor(
         async () => (await p.db.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()`)).rows.length > 0,
         10_000,
         'the second transaction waiting on the shop lock',
       );
       await a.query('COMMIT');
-      expect(await second).toBe(true);
+      expect(await second).toBe('applied');
       await b.query('COMMIT');
     } finally {
       a.release();

@@ -223,16 +223,18 @@ describe('in-place rebuild with an atomic swap (D26)', () => {
   });
 
   it('refuses a live database projected from another log (offsets past the end of this one), instead of waiting forever', async () => {
-    const fake = '00000000-0000-7000-8000-00000000beef';
+    const saved = await p.db.query(`SELECT * FROM agent_runtime.projector_checkpoints WHERE projector = 'live' AND kafka_topic = $1 AND kafka_partition = 0`, [p.topics.commands]);
     await p.db.query(
-      `INSERT INTO agent_runtime.processed_commands (command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, received_at)
-       VALUES ($1, 'other-log.example', 'products.upsert', $2, 0, 1000000, now())`,
-      [fake, p.topics.commands],
+      `INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset) VALUES ('live', $1, 0, 1000001)
+       ON CONFLICT (projector, kafka_topic, kafka_partition) DO UPDATE SET next_offset = EXCLUDED.next_offset`,
+      [p.topics.commands],
     );
     try {
       await expect(rebuild()).rejects.toThrow(/projected offsets past the end of the command log .* \(partition 0: 1000001 > \d+\): it was projected from another log/);
     } finally {
-      await p.db.query('DELETE FROM agent_runtime.processed_commands WHERE command_id = $1', [fake]);
+      await p.db.query(`DELETE FROM agent_runtime.projector_checkpoints WHERE projector = 'live' AND kafka_topic = $1 AND kafka_partition = 0`, [p.topics.commands]);
+      for (const r of saved.rows)
+        await p.db.query('INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset) VALUES ($1, $2, $3, $4)', [r.projector, r.kafka_topic, r.kafka_partition, r.next_offset]);
       await p.db.query('DROP SCHEMA IF EXISTS rebuild CASCADE');
     }
   });

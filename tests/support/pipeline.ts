@@ -31,7 +31,15 @@ export interface TestPipeline {
  * suffix on its database, topics and consumer group (STYLE.md). The services are wired by the
  * same runGateway/runProjector that main.ts uses.
  */
-export async function startPipeline(opts: { env?: NodeJS.ProcessEnv; gateway?: boolean; projector?: boolean } = {}): Promise<TestPipeline> {
+export async function startPipeline(
+  opts: {
+    env?: NodeJS.ProcessEnv;
+    gateway?: boolean;
+    projector?: boolean;
+    /** How the services reach the test database (e.g. through a TCP proxy a test can cut); assertions go direct. */
+    serviceDatabaseUrl?: (direct: string) => string;
+  } = {},
+): Promise<TestPipeline> {
   const id = randomUUID().slice(0, 8);
   const brokers = inject('kafkaBrokers');
   const databaseUrl = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), `ingest_test_${id}`, inject('templateDatabase'));
@@ -43,7 +51,7 @@ export async function startPipeline(opts: { env?: NodeJS.ProcessEnv; gateway?: b
   };
   await ensureTopics(createKafka({ brokers, clientId: `test-setup-${id}` }), topicPlan(topics, 3));
   const env: NodeJS.ProcessEnv = {
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: opts.serviceDatabaseUrl ? opts.serviceDatabaseUrl(databaseUrl) : databaseUrl,
     KAFKA_BROKERS: brokers.join(','),
     COMMANDS_TOPIC: topics.commands,
     AUDIT_TOPIC: topics.audit,
@@ -54,6 +62,8 @@ export async function startPipeline(opts: { env?: NodeJS.ProcessEnv; gateway?: b
     CRON_SECRET,
     PORT: '0',
     HOST: '127.0.0.1',
+    // Retention runs when a test asks for it (pruner.runOnce), not in the middle of its assertions.
+    PRUNE_INTERVAL: '1h',
     ...opts.env,
   };
   const db = createPool({ connectionString: databaseUrl, max: 4 });

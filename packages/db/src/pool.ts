@@ -22,6 +22,10 @@ export interface PoolOptions {
    * resolve them in the data model's schemas (table names are unique across them).
    */
   searchPath?: string[];
+  /** How long to wait for a connection before failing (unreachable database: fail fast, answer 503). */
+  connectionTimeoutMs?: number;
+  /** Called when a pooled client loses its connection (logged by the caller; the pool replaces it). */
+  onError?: (err: Error) => void;
 }
 
 /** The data model's schemas (migrations/): the live projection's tables resolve here. */
@@ -39,23 +43,36 @@ export function createPool(opts: PoolOptions): Pool {
     max: opts.max ?? 10,
     application_name: opts.applicationName ?? 'ingest',
     options: sessionOptions(opts),
+    connectionTimeoutMillis: opts.connectionTimeoutMs ?? 5000,
+    // A socket half-open after a network fault is found by TCP keepalive rather than never.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
+  const onError = opts.onError ?? (() => {});
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
+  pool.on('error', onError);
+  // Nor a checked-out client's (ECONNRESET in the middle of a transaction): node-postgres emits
+  // 'error' on the client, and an EventEmitter without a listener throws. The query in flight
+  // rejects on its own; the owner of the transaction sees that and retries.
+  pool.on('connect', (client) => client.on('error', onError));
   return pool;
 }
 
 export async function withTransaction<T>(pool: Pool, fn: (tx: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
+    await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+      // A client that cannot even roll back has lost its connection: do not hand it out again.
+      broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+    });
     throw err;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }

@@ -29,25 +29,44 @@ export interface ConsumerOptions {
   maxWaitTimeMs?: number;
   /** Start each partition of the (single) topic at this offset instead of the group's position. */
   startAt?: Map<number, string>;
+  /**
+   * Group session timeout (default 10 s): how long the group waits for a silent member before
+   * handing its partitions to the others, i.e. how long a killed process stalls its partitions.
+   */
+  sessionTimeoutMs?: number;
+  /** Heartbeat interval (default 1 s); heartbeats also go out while a long command is being applied. */
+  heartbeatIntervalMs?: number;
   eachBatch(messages: IncomingMessage[], ctx: BatchContext): Promise<void>;
 }
 
 export interface RunningConsumer {
   stop(): Promise<void>;
+  /** True while the member has joined its group and holds its assignment (readiness). */
+  joined(): boolean;
   consumer: Consumer;
 }
 
 /** A consumer group member; offsets are committed only for messages the handler resolved. */
 export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<RunningConsumer> {
+  const heartbeatInterval = opts.heartbeatIntervalMs ?? 1000;
   const consumer = kafka.consumer({
     groupId: opts.groupId,
-    sessionTimeout: 30000,
-    heartbeatInterval: 3000,
+    sessionTimeout: opts.sessionTimeoutMs ?? 10_000,
+    heartbeatInterval,
+    // A crash of the consumer (a lost broker, a failed rejoin) restarts it, whatever the error:
+    // a process that stays up but consumes nothing is the worst of both.
+    retry: { initialRetryTime: 300, retries: 10, maxRetryTime: 5000, restartOnFailure: async () => true },
     maxBytesPerPartition: 64 * 1024 * 1024,
     maxBytes: 128 * 1024 * 1024,
     allowAutoTopicCreation: false,
     ...(opts.maxWaitTimeMs === undefined ? {} : { maxWaitTimeInMs: opts.maxWaitTimeMs }),
   });
+  let joined = false;
+  consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
+  consumer.on(consumer.events.REBALANCING, () => (joined = false));
+  consumer.on(consumer.events.CRASH, () => (joined = false));
+  consumer.on(consumer.events.STOP, () => (joined = false));
+  consumer.on(consumer.events.DISCONNECT, () => (joined = false));
   await consumer.connect();
   for (const topic of opts.topics) await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning ?? true });
   await consumer.run({
@@ -65,18 +84,30 @@ export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<
           Object.entries(m.headers ?? {}).map(([k, v]) => [k, Array.isArray(v) ? String(v[0]) : String(v ?? '')]),
         ),
       }));
-      await opts.eachBatch(messages, {
-        resolveOffset: (offset) => {
-          resolveOffset(offset);
-        },
-        heartbeat,
-        isRunning: () => isRunning() && !isStale(),
-        lag: () => Number(batch.offsetLag()),
-      });
+      // kafkajs heartbeats only when asked: keep asking while a long command (or a retry during an
+      // outage) runs, so the group does not take the partition away from a member that is working.
+      let lostGroup = false;
+      const keepAlive = setInterval(() => {
+        heartbeat().catch(() => {
+          lostGroup = true; // a rebalance: the handler stops at the next message and kafkajs rejoins
+        });
+      }, heartbeatInterval);
+      try {
+        await opts.eachBatch(messages, {
+          resolveOffset: (offset) => {
+            resolveOffset(offset);
+          },
+          heartbeat,
+          isRunning: () => isRunning() && !isStale() && !lostGroup,
+          lag: () => Number(batch.offsetLag()),
+        });
+      } finally {
+        clearInterval(keepAlive);
+      }
       if (opts.autoCommit ?? true) await commitOffsetsIfNecessary();
     },
   });
   const topic = opts.topics[0];
   if (opts.startAt && topic) for (const [partition, offset] of opts.startAt) consumer.seek({ topic, partition, offset });
-  return { consumer, stop: () => consumer.disconnect() };
+  return { consumer, joined: () => joined, stop: () => consumer.disconnect() };
 }

@@ -1,5 +1,5 @@
 import { DEFAULT_TOPICS_NAMES } from './topicDefaults.ts';
-import { envInt, envList, envString } from './env.ts';
+import { envDuration, envInt, envList, envString } from './env.ts';
 
 export interface CommonConfig {
   databaseUrl: string;
@@ -9,6 +9,12 @@ export interface CommonConfig {
   topics: { commands: string; audit: string; stockZero: string; stockRestored: string };
   kafkaPartitions: number;
   logLevel: string;
+  /** How long stored results and request rows are kept: GET /api/commands/{id} says `expired` after it. */
+  resultRetentionMs: number;
+  /** How long per-command markers are kept: long enough to cover producer retries (issue 11). */
+  markerRetentionMs: number;
+  /** Test-only crash points (runtime/failpoints.ts); empty in production. */
+  failpoints: string;
 }
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/ingest';
@@ -27,5 +33,8 @@ export function readCommonConfig(env: NodeJS.ProcessEnv): CommonConfig {
     },
     kafkaPartitions: envInt(env, 'KAFKA_PARTITIONS', 6, 1),
     logLevel: envString(env, 'LOG_LEVEL', 'info'),
+    resultRetentionMs: envDuration(env, 'RESULT_RETENTION', '7d', 1000),
+    markerRetentionMs: envDuration(env, 'MARKER_RETENTION', '7d', 1000),
+    failpoints: env['FAILPOINTS'] ?? '',
   };
 }

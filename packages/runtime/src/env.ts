@@ -27,3 +27,14 @@ export function envList(env: NodeJS.ProcessEnv, name: string): string[] {
     .map((s) => s.trim())
     .filter(Boolean);
 }
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `7d`, `12h`, `30s`, `500ms` (a bare number is milliseconds), in milliseconds. */
+export function envDuration(env: NodeJS.ProcessEnv, name: string, fallback: string, minMs = 0): number {
+  const raw = env[name] === undefined || env[name] === '' ? fallback : (env[name]);
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(raw.trim());
+  const ms = m ? Number(m[1]) * (DURATION_UNITS[m[2] ?? 'ms'] ?? 1) : NaN;
+  if (!Number.isSafeInteger(ms) || ms < minMs) throw new ConfigError(`${name} must be a duration such as 7d, 12h, 30s or 500ms, at least ${minMs} ms (got ${raw})`);
+  return ms;
+}

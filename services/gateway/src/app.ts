@@ -54,7 +54,9 @@ export function buildApp(deps: GatewayDeps): Express {
     now: deps.now ?? defaultIds.now,
     newId: deps.newId ?? defaultIds.newId,
   };
-  app.use(commandRoutes({ pool: deps.pool, ingestSecrets: config.ingestSecrets, cronSecrets: config.cronSecrets }));
+  app.use(
+    commandRoutes({ pool: deps.pool, ingestSecrets: config.ingestSecrets, cronSecrets: config.cronSecrets, resultRetentionMs: config.resultRetentionMs }),
+  );
   // One in-flight budget (D13) for every write route; each route admits only after its own
   // authentication and header checks (intake.ts), so an unauthenticated request never holds it.
   const admission = inflightLimiter(config.maxInflightBytes, deps.backlog ? { lag: () => deps.backlog?.lag() ?? null, max: config.maxConsumerLag } : null);

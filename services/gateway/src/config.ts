@@ -13,6 +13,8 @@ export interface GatewayConfig {
   maxConsumerLag: number;
   /** IANA zone of the business day (D16: daily snapshot dates). */
   businessTimezone: string;
+  /** How long results are kept (RESULT_RETENTION): older ids answer 410 `expired` (issue 11). */
+  resultRetentionMs: number;
 }
 
 export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cronSecrets'> = {
@@ -21,4 +23,5 @@ export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cron
   maxInflightBytes: 512 * 1024 * 1024,
   maxConsumerLag: 100_000,
   businessTimezone: 'Asia/Tokyo',
+  resultRetentionMs: 7 * 86_400_000,
 };

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, Request, Response } from 'express';
+import { classifyDbError } from '@ingest/db';
 import type { Logger } from '@ingest/runtime';
 
 /**
@@ -69,10 +70,22 @@ function fromHttpStack(err: unknown, req: Request): ApiError | null {
   return new ApiError(status, { ok: false, error: (STATUS_CODES[status] ?? 'client error').toLowerCase() });
 }
 
+/** How long a client should wait before retrying while a dependency is down. */
+export const DEPENDENCY_RETRY_AFTER_S = 5;
+
+/** A dependency's outage is never a 500: 503 with Retry-After, and the client retries. */
+function fromDependency(err: unknown): ApiError | null {
+  if (classifyDbError(err) === 'permanent') return null;
+  return unavailable('database unavailable; retry later', DEPENDENCY_RETRY_AFTER_S);
+}
+
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    const api = err instanceof ApiError ? err : (fromBodyParser(err as { type?: string }) ?? fromHttpStack(err, req));
+    const dependency = err instanceof ApiError ? null : fromDependency(err);
+    if (dependency) log.warn({ err, route: req.path }, 'dependency unavailable: answered 503');
+    const api = err instanceof ApiError ? err : (fromBodyParser(err as { type?: string }) ?? fromHttpStack(err, req) ?? dependency);
     if (api) {
+      if (res.headersSent) return;
       sendError(res, api);
       return;
     }

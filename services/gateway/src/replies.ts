@@ -1,11 +1,12 @@
-import pg from 'pg';
-import type { Pool } from '@ingest/db';
+import type { Listener, Pool } from '@ingest/db';
 import type { Logger } from '@ingest/runtime';
 
 export interface StoredReply {
   status: number;
   body: Record<string, unknown>;
   shop: string;
+  /** The command is parked (issue 11): accepted and kept, waiting for an operator. */
+  parked: boolean;
 }
 
 export interface ReplyWaiter {
@@ -14,31 +15,39 @@ export interface ReplyWaiter {
   close(): Promise<void>;
 }
 
+/**
+ * The stored answers for these commands: the projector's result, or for a parked command its
+ * parked state (202, since it is accepted and will be applied or skipped by an operator).
+ */
 export async function fetchReplies(pool: Pool, ids: string[]): Promise<Map<string, StoredReply>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await pool.query<{ command_id: string; status_code: number; body: Record<string, unknown>; shop: string }>(
-    'SELECT command_id, status_code, body, shop FROM agent_runtime.command_results WHERE command_id = ANY($1::uuid[])',
+  const { rows } = await pool.query<{ command_id: string; status_code: number; body: Record<string, unknown>; shop: string; parked: boolean }>(
+    `SELECT command_id, status_code, body, shop, false AS parked
+       FROM agent_runtime.command_results WHERE command_id = ANY($1::uuid[])
+     UNION ALL
+     SELECT p.command_id, 202,
+            json_build_object('ok', true, 'status', 'parked', 'command_id', p.command_id, 'error', p.error,
+                              'parked_at', p.parked_at, 'waiting_behind', p.behind),
+            p.shop, true
+       FROM agent_runtime.parked_commands p
+      WHERE p.command_id = ANY($1::uuid[]) AND p.resolved_at IS NULL
+        AND NOT EXISTS (SELECT 1 FROM agent_runtime.command_results r WHERE r.command_id = p.command_id)`,
     [ids],
   );
-  return new Map(rows.map((r) => [r.command_id, { status: r.status_code, body: r.body, shop: r.shop }]));
+  return new Map(rows.map((r) => [r.command_id, { status: r.status_code, body: r.body, shop: r.shop, parked: r.parked }]));
 }
 
+export const REPLY_CHANNEL = 'command_results';
+
 /**
- * Waits for projector results (D6). Every gateway instance LISTENs on `command_results`; the
- * projector NOTIFYs on commit and each instance wakes only its own waiters. A sweep re-reads
- * pending ids so a notification lost across a reconnect still resolves.
+ * Waits for projector results (D6). Every gateway instance LISTENs on `command_results` through
+ * the process's one listener; the projector NOTIFYs on commit and each instance wakes only its own
+ * waiters. After every (re)connect, and on a slow sweep, pending ids are read again, so a
+ * notification lost while the connection was down still resolves.
  */
-export async function createReplyWaiter(opts: {
-  pool: Pool;
-  connectionString: string;
-  role?: string;
-  log: Logger;
-  sweepMs?: number;
-}): Promise<ReplyWaiter> {
+export function createReplyWaiter(opts: { pool: Pool; listener: Listener; log: Logger; sweepMs?: number }): ReplyWaiter {
   const { pool, log } = opts;
-  const waiting = new Map<string, (r: StoredReply) => void>();
-  let client: pg.Client | null = null;
-  let closed = false;
+  const waiting = new Map<string, (r: StoredReply | null) => void>();
 
   const resolveIds = async (ids: string[]): Promise<void> => {
     const found = await fetchReplies(pool, ids);
@@ -47,33 +56,16 @@ export async function createReplyWaiter(opts: {
       waiting.delete(id);
     }
   };
-
-  const connect = async (): Promise<void> => {
-    const c = new pg.Client({
-      connectionString: opts.connectionString,
-      application_name: 'ingest-gateway-replies',
-      ...(opts.role ? { options: `-c role=${opts.role}` } : {}),
-    });
-    c.on('notification', (n) => {
-      if (n.payload && waiting.has(n.payload)) void resolveIds([n.payload]).catch((err) => log.warn({ err }, 'reply fetch failed'));
-    });
-    c.on('error', (err) => {
-      log.warn({ err }, 'reply listener lost its connection; reconnecting');
-      client = null;
-      void c.end().catch(() => {});
-      if (!closed) setTimeout(() => void connect().catch(() => {}), 500);
-    });
-    await c.connect();
-    await c.query('LISTEN command_results');
-    client = c;
-    if (waiting.size) await resolveIds([...waiting.keys()]);
+  const sweep = (): void => {
+    if (waiting.size) void resolveIds([...waiting.keys()]).catch((err: unknown) => log.debug({ err }, 'reply sweep failed'));
   };
-  await connect();
 
-  const sweep = setInterval(() => {
-    if (waiting.size) void resolveIds([...waiting.keys()]).catch(() => {});
-  }, opts.sweepMs ?? 2000);
-  sweep.unref();
+  const unsubscribe = opts.listener.subscribe(REPLY_CHANNEL, (id) => {
+    if (waiting.has(id)) void resolveIds([id]).catch((err: unknown) => log.warn({ err }, 'reply fetch failed'));
+  });
+  const unhook = opts.listener.onConnect(sweep);
+  const timer = setInterval(sweep, opts.sweepMs ?? 2000);
+  timer.unref();
 
   return {
     register(commandId) {
@@ -82,9 +74,9 @@ export async function createReplyWaiter(opts: {
       waiting.set(commandId, (r) => resolveFn(r));
       return {
         wait: async (timeoutMs) => {
-          const timer = setTimeout(() => resolveFn(null), timeoutMs);
+          const t = setTimeout(() => resolveFn(null), timeoutMs);
           const r = await result;
-          clearTimeout(timer);
+          clearTimeout(t);
           waiting.delete(commandId);
           return r;
         },
@@ -95,11 +87,12 @@ export async function createReplyWaiter(opts: {
       };
     },
     close: async () => {
-      closed = true;
-      clearInterval(sweep);
-      for (const resolve of waiting.values()) resolve({ status: 503, body: { ok: false, error: 'shutting down' }, shop: '' });
+      clearInterval(timer);
+      unsubscribe();
+      unhook();
+      // Callers still waiting get 202 with their command id: the command is in the log and will be applied.
+      for (const resolve of waiting.values()) resolve(null);
       waiting.clear();
-      await client?.end().catch(() => {});
     },
   };
 }

@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import { SchemaRegistry } from '@ingest/contracts';
-import { createPool } from '@ingest/db';
+import { createListener, createPool, type Listener } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink, startLagMonitor } from '@ingest/kafka';
-import { ConfigError, isTimeZone, createRegistry, envInt, envList, envString, readCommonConfig, type Logger, type Registry } from '@ingest/runtime';
+import { ConfigError, isTimeZone, createRegistry, envInt, envList, envString, readCommonConfig, setFailpoints, type Logger, type Registry } from '@ingest/runtime';
 import { buildApp } from './app.ts';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
 import { createReplyWaiter } from './replies.ts';
@@ -14,6 +14,7 @@ export interface RunningGateway {
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig & { port: number; host: string } {
   return {
+    resultRetentionMs: readCommonConfig(env).resultRetentionMs,
     ingestSecrets: envList(env, 'INGEST_SECRET'),
     cronSecrets: envList(env, 'CRON_SECRET'),
     replyTimeoutMs: envInt(env, 'REPLY_TIMEOUT_MS', DEFAULT_GATEWAY_CONFIG.replyTimeoutMs, 1),
@@ -33,15 +34,28 @@ function businessTimezone(env: NodeJS.ProcessEnv): string {
 }
 
 /** Wires the gateway's real parts from the environment and listens. */
-export async function runGateway(env: NodeJS.ProcessEnv, log: Logger, opts: { registry?: Registry } = {}): Promise<RunningGateway> {
+export async function runGateway(
+  env: NodeJS.ProcessEnv,
+  log: Logger,
+  opts: { registry?: Registry; /** The process's one LISTEN connection, when shared with a projector. */ listener?: Listener } = {},
+): Promise<RunningGateway> {
   const common = readCommonConfig(env);
   const config = readGatewayConfig(env);
+  setFailpoints(common.failpoints);
   const role = common.dbRole || undefined;
-  const pool = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-gateway' });
+  const pool = createPool({
+    connectionString: common.databaseUrl,
+    role,
+    max: 10,
+    applicationName: 'ingest-gateway',
+    onError: (err) => log.warn({ err }, 'database connection lost'),
+  });
+  const listener =
+    opts.listener ?? createListener({ connectionString: common.databaseUrl, role, applicationName: 'ingest-gateway-listen', log: log.child({ component: 'listen' }) });
   const registry = opts.registry ?? createRegistry({ defaultMetrics: true });
   const kafka = createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-gateway', log: log.child({ component: 'kafka' }) });
   const sink = await createMessageSink(kafka);
-  const replies = await createReplyWaiter({ pool, connectionString: common.databaseUrl, role, log });
+  const replies = createReplyWaiter({ pool, listener, log });
   const backlog = await startLagMonitor(kafka, {
     groupId: envString(env, 'PROJECTOR_GROUP_ID', 'ingest-projector'),
     topic: common.topics.commands,
@@ -61,6 +75,7 @@ export async function runGateway(env: NodeJS.ProcessEnv, log: Logger, opts: { re
     backlog,
     isReady: async () => ({
       database: await pool.query('SELECT 1').then(() => true, () => false),
+      listen: listener.connected(),
       kafka: backlog.healthy(),
     }),
   });
@@ -82,6 +97,7 @@ export async function runGateway(env: NodeJS.ProcessEnv, log: Logger, opts: { re
         server.closeIdleConnections();
       });
       await replies.close();
+      if (!opts.listener) await listener.close();
       await backlog.stop();
       await sink.close();
       await pool.end();

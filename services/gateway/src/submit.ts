@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Pool } from '@ingest/db';
 import type { CommandKind } from '@ingest/domain';
 import { classifyKafkaError, type CommandLog } from '@ingest/kafka';
-import type { Logger } from '@ingest/runtime';
+import { failpoint, type Logger } from '@ingest/runtime';
 import { ApiError, badRequest, unavailable } from './errors.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import type { ReplyWaiter } from './replies.ts';
@@ -17,6 +17,19 @@ export interface SubmitDeps {
   replyTimeoutMs: number;
   now: () => Date;
   newId: () => string;
+}
+
+async function recordRequest(pool: Pool, command: { command_id: string; shop: string; kind: string; received_at: string }): Promise<void> {
+  await pool.query('INSERT INTO agent_runtime.command_requests (command_id, shop, kind, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+    command.command_id,
+    command.shop,
+    command.kind,
+    command.received_at,
+  ]);
+}
+
+async function forgetRequest(pool: Pool, commandId: string): Promise<void> {
+  await pool.query('DELETE FROM agent_runtime.command_requests WHERE command_id = $1', [commandId]);
 }
 
 export const defaultIds = { now: () => new Date(), newId: () => uuidv7() };
@@ -47,13 +60,22 @@ export async function submitCommand(
   };
   const log = deps.log.child({ command_id: command.command_id, shop: c.shop, kind: c.kind });
   const asyncWanted = prefersAsync(req);
-  const pending = asyncWanted ? null : deps.replies.register(command.command_id);
 
+  // The command's status is recorded durably before it is appended: a client told 200 or 202 is
+  // never told 404 later by any gateway instance. While PostgreSQL is down this fails first, and the
+  // client gets 503 with Retry-After before anything reaches the log.
+  await recordRequest(deps.pool, command);
+
+  const pending = asyncWanted ? null : deps.replies.register(command.command_id);
   const produceStarted = performance.now();
   try {
+    await failpoint('gateway.before-append');
     await deps.commandLog.appendCommand(command);
   } catch (err) {
     pending?.cancel();
+    // Not appended: the client is told to retry, so the row must not say "pending" for ever. Its id
+    // was never given out; if the delete fails too, retention removes it.
+    void forgetRequest(deps.pool, command.command_id).catch(() => {});
     // JSON.parse takes any depth, JSON.stringify overflows near 5,000 levels: that is the client's body.
     if (err instanceof RangeError) throw badRequest('invalid JSON body: nested too deeply');
     const failure = classifyKafkaError(err);
@@ -63,32 +85,21 @@ export async function submitCommand(
   } finally {
     deps.metrics.produce.observe((performance.now() - produceStarted) / 1000);
   }
-
-  // Lets any gateway instance answer GET /api/commands/{id} while the command is pending.
-  const recorded = deps.pool
-    .query('INSERT INTO agent_runtime.command_requests (command_id, shop, kind, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
-      command.command_id,
-      c.shop,
-      c.kind,
-      command.received_at,
-    ])
-    .then(
-      () => true,
-      (err: unknown) => {
-        log.warn({ err }, 'could not record the pending command');
-        return false;
-      },
-    );
+  await failpoint('gateway.after-append-before-reply');
 
   const waitStarted = performance.now();
   const reply = pending ? await pending.wait(deps.replyTimeoutMs) : null;
+  if (reply?.parked) {
+    deps.metrics.replyWait.observe({ outcome: 'parked' }, (performance.now() - waitStarted) / 1000);
+    res.status(202).json(reply.body);
+    return;
+  }
   if (reply) {
     deps.metrics.replyWait.observe({ outcome: 'replied' }, (performance.now() - waitStarted) / 1000);
     res.status(reply.status).json(reply.body);
     return;
   }
   deps.metrics.replyWait.observe({ outcome: 'async' }, (performance.now() - waitStarted) / 1000);
-  await recorded;
   if (asyncWanted) res.set('Preference-Applied', 'respond-async');
   res.status(202).json({
     ok: true,

@@ -5,3 +5,5 @@ export { replayCommandLog, startReplay, logEnd, REPLAY_PROJECTOR, type Positions
 export { compareReadModels, READ_MODEL_TABLES, type TableComparison } from './replay/compareReadModels.ts';
 export { rebuildInPlace, type RebuildOptions, type RebuildResult } from './replay/rebuildInPlace.ts';
 export { REBUILT_TABLES, SHADOW_SCHEMA } from './replay/shadowSchema.ts';
+export { listParked, retryParked, skipParked, type ParkedRow, type RetryResult } from './parked.ts';
+export { startPruner, type Pruner } from './pruner.ts';

@@ -12,7 +12,15 @@ try {
       void projector.registry.metrics().then((text) => res.writeHead(200, { 'content-type': projector.registry.contentType }).end(text));
       return;
     }
+    // Liveness only: the process runs. Readiness: joined its group, reaches PostgreSQL (issue 11).
     if (req.url === '/healthz') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    if (req.url === '/readyz') {
+      void projector.readiness().then((checks) => {
+        const ok = Object.values(checks).every(Boolean);
+        res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ ok, checks }));
+      });
+      return;
+    }
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"ok":false,"error":"not found"}');
   }).listen(port, () => log.info({ port }, 'projector metrics on /metrics'));
   onShutdown(log, [

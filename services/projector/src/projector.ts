@@ -1,10 +1,10 @@
 import type { SchemaRegistry } from '@ingest/contracts';
-import { withTransaction, type Pool } from '@ingest/db';
-import { runConsumer, type IncomingMessage, type Kafka, type RunningConsumer, type TopicNames } from '@ingest/kafka';
-import { Counter, Gauge, Histogram, type Logger, type Registry } from '@ingest/runtime';
+import { classifyDbError, withTransaction, type Pool } from '@ingest/db';
+import { runConsumer, type BatchContext, type IncomingMessage, type Kafka, type RunningConsumer, type TopicNames } from '@ingest/kafka';
+import { Counter, Gauge, Histogram, failpoint, type Logger, type Registry } from '@ingest/runtime';
 import { createCommandDecoder } from './decodeCommand.ts';
-import { applyCommand, isDeterministicDbError } from './applyCommand.ts';
-import { claimCommand, storeResult, type CommandPosition } from './runtimeStore.ts';
+import { applyCommand, type ApplyOutcome } from './applyCommand.ts';
+import { advanceCheckpoint, loadCheckpoint, parkCommand, type CommandPosition } from './runtimeStore.ts';
 
 export interface ProjectorDeps {
   pool: Pool;
@@ -15,24 +15,52 @@ export interface ProjectorDeps {
   log: Logger;
   registry: Registry;
   partitionsConsumedConcurrently?: number;
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  /** Tries of a command that fails for a reason retrying will not fix, before it is parked (default 3). */
+  maxAttempts?: number;
+  /** First backoff between tries (doubles; transient errors are retried without bound, up to 5 s apart). */
+  retryBackoffMs?: number;
 }
 
 export interface Projector {
+  /** Joined its group and consuming (readiness). */
+  joined(): boolean;
   stop(): Promise<void>;
 }
 
+/** The consumer stopped or lost its partition while a command was being retried: do not resolve it. */
+class Aborted extends Error {}
+
+const errorText = (err: unknown): string => {
+  const e = err as { code?: unknown; message?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  return typeof e?.code === 'string' ? `${e.code}: ${message}` : message;
+};
 
 /**
- * The projector shell (STYLE.md): per command one transaction with claim (D4), load -> decide ->
- * apply, stored result (D6) and outbox rows (D5); the Kafka offset is committed after the commit.
+ * The projector shell (STYLE.md): per command one transaction with claim (D4), position, load ->
+ * decide -> apply, stored result (D6) and outbox rows (D5); the Kafka offset is committed after
+ * the commit. Faults (issue 11): a transient failure (connection lost, database down, deadlock) is
+ * retried with backoff for as long as it lasts, never parked; any other failure is retried a
+ * bounded number of times and then the command is parked, and its shop's later commands park
+ * behind it, while the other shops of the partition keep flowing.
  */
 export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const { pool, log } = deps;
   const decode = createCommandDecoder(deps.schemas);
+  const maxAttempts = deps.maxAttempts ?? 3;
+  const baseBackoff = deps.retryBackoffMs ?? 100;
   const applied = new Counter({
     name: 'projector_commands_total',
-    help: 'Commands consumed, by kind and outcome',
+    help: 'Commands consumed, by kind and outcome (applied, duplicate, parked, skipped)',
     labelNames: ['kind', 'outcome'],
+    registers: [deps.registry],
+  });
+  const retries = new Counter({
+    name: 'projector_retries_total',
+    help: 'Command transactions tried again, by failure class (transient, permanent)',
+    labelNames: ['class'],
     registers: [deps.registry],
   });
   const duration = new Histogram({
@@ -54,47 +82,101 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     registers: [deps.registry],
   });
 
-  const handle = async (m: IncomingMessage): Promise<void> => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /**
+   * Runs `fn` until it succeeds: transient failures are retried with backoff while the consumer
+   * runs; other failures are retried until `permanentTries` (then thrown). Heartbeats go on meanwhile.
+   */
+  const withRetries = async <T>(ctx: BatchContext, what: object, permanentTries: number, fn: () => Promise<T>): Promise<T> => {
+    let transient = 0;
+    let permanent = 0;
+    for (;;) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!ctx.isRunning()) throw new Aborted();
+        const cls = classifyDbError(err) === 'permanent' ? 'permanent' : 'transient';
+        retries.inc({ class: cls });
+        if (cls === 'permanent') {
+          permanent += 1;
+          if (permanent >= permanentTries) throw err;
+          log.warn({ err, ...what, attempt: permanent }, 'command failed; trying again');
+          await sleep(baseBackoff * 4 ** (permanent - 1));
+        } else {
+          transient += 1;
+          if (transient % 10 === 1) log.warn({ err, ...what, attempt: transient }, 'database unavailable; retrying');
+          await sleep(Math.min(5000, baseBackoff * 2 ** Math.min(transient, 6)));
+        }
+        if (!ctx.isRunning()) throw new Aborted();
+      }
+    }
+  };
+
+  // The applied position per partition, read once and then tracked: anything below it is skipped
+  // without a transaction (a group reset to earliest re-reads at Kafka's speed). The position only
+  // grows, so a cached value is never ahead of the stored one.
+  const positions = new Map<number, number>();
+  const positionOf = async (ctx: BatchContext, m: IncomingMessage): Promise<number> => {
+    const known = positions.get(m.partition);
+    if (known !== undefined) return known;
+    const next = await withRetries(ctx, { partition: m.partition }, 1, () => loadCheckpoint(pool, m.topic, m.partition));
+    positions.set(m.partition, next);
+    return next;
+  };
+
+  const park = async (ctx: BatchContext, p: Parameters<typeof parkCommand>[1]): Promise<void> => {
+    await withRetries(ctx, { command_id: p.command_id }, 1, () =>
+      withTransaction(pool, async (tx) => {
+        await advanceCheckpoint(tx, p.at);
+        await parkCommand(tx, p);
+      }),
+    );
+    log.error({ command_id: p.command_id, shop: p.shop, kind: p.kind, error: p.error, ...p.at }, 'command parked');
+  };
+
+  const handle = async (m: IncomingMessage, ctx: BatchContext): Promise<void> => {
     const at: CommandPosition = { topic: m.topic, partition: m.partition, offset: m.offset };
+    if (Number(m.offset) < (await positionOf(ctx, m))) {
+      applied.inc({ kind: 'unknown', outcome: 'skipped' });
+      return;
+    }
     const decoded = decode(m.value);
     if (!decoded.ok) {
-      // A malformed command can never succeed; answer its caller (if known) and move on.
-      log.error({ ...at, error: decoded.error }, 'undecodable command skipped');
-      applied.inc({ kind: 'unknown', outcome: 'rejected' });
-      if (decoded.commandId && decoded.shop !== undefined) await recordFailure(decoded.commandId, decoded.shop, 'unknown', at, 'internal error');
+      if (decoded.commandId && decoded.shop) {
+        // Its shop is known: park it, and the shop's later commands wait behind it (D2).
+        await park(ctx, { command_id: decoded.commandId, shop: decoded.shop, kind: 'unknown', at, message: m.value ?? Buffer.alloc(0), error: decoded.error, attempts: 1, behind: null });
+        applied.inc({ kind: 'unknown', outcome: 'parked' });
+      } else {
+        // Nothing to answer and no shop to hold back: logged, counted and passed.
+        log.error({ ...at, error: decoded.error }, 'undecodable command without a shop skipped');
+        await withRetries(ctx, at, 1, () => withTransaction(pool, (tx) => advanceCheckpoint(tx, at)));
+        applied.inc({ kind: 'unknown', outcome: 'rejected' });
+      }
+      positions.set(m.partition, Number(m.offset) + 1);
       return;
     }
     const c = decoded.command;
     const started = performance.now();
+    let outcome: ApplyOutcome;
     try {
-      const done = await withTransaction(pool, (tx) => applyCommand(tx, c, at, { topics: deps.topics }));
-      applied.inc({ kind: c.kind, outcome: done ? 'applied' : 'duplicate' });
-      if (!done) log.info({ command_id: c.command_id, ...at }, 'duplicate command skipped (D4)');
-    } catch (err) {
-      if (!isDeterministicDbError(err)) throw err; // transient: kafkajs redelivers, the claim keeps it exactly-once
-      log.error({ err, command_id: c.command_id, shop: c.shop }, 'command failed deterministically');
-      applied.inc({ kind: c.kind, outcome: 'failed' });
-      await recordFailure(c.command_id, c.shop, c.kind, at, 'internal error');
-    } finally {
-      duration.observe({ kind: c.kind }, (performance.now() - started) / 1000);
-      lagSeconds.set(Math.max(0, (Date.now() - Date.parse(c.received_at)) / 1000));
-    }
-  };
-
-  // Answers the waiting caller of a command that cannot be applied. It must never throw on the
-  // command's own data: a poison message that cannot even be recorded is logged and skipped, so
-  // it cannot stall the other shops of its partition.
-  const recordFailure = async (commandId: string, shop: string, kind: string, at: CommandPosition, error: string) => {
-    try {
-      await withTransaction(pool, async (tx) => {
-        const c = { command_id: commandId, shop, kind, received_at: new Date().toISOString() };
-        if (!(await claimCommand(tx, c, at))) return;
-        await storeResult(tx, c, { status: 500, body: { ok: false, error } });
+      outcome = await withRetries(ctx, { command_id: c.command_id, shop: c.shop }, maxAttempts, async () => {
+        await failpoint('projector.before-apply');
+        return withTransaction(pool, (tx) =>
+          applyCommand(tx, c, at, { sideEffects: { topics: deps.topics }, checkpoint: true, parkBehind: { message: m.value ?? Buffer.alloc(0) } }),
+        );
       });
     } catch (err) {
-      if (!isDeterministicDbError(err)) throw err;
-      log.error({ err, ...at, command_id: commandId }, 'poison command skipped: its failure could not be recorded');
+      if (err instanceof Aborted) throw err;
+      await park(ctx, { command_id: c.command_id, shop: c.shop, kind: c.kind, at, message: m.value ?? Buffer.alloc(0), error: errorText(err), attempts: maxAttempts, behind: null });
+      outcome = 'parked';
     }
+    positions.set(m.partition, Number(m.offset) + 1);
+    applied.inc({ kind: c.kind, outcome });
+    if (outcome === 'duplicate') log.info({ command_id: c.command_id, ...at }, 'duplicate command skipped (D4)');
+    duration.observe({ kind: c.kind }, (performance.now() - started) / 1000);
+    lagSeconds.set(Math.max(0, (Date.now() - Date.parse(c.received_at)) / 1000));
+    await failpoint('projector.after-commit-before-ack');
   };
 
   const consumer: RunningConsumer = await runConsumer(deps.kafka, {
@@ -102,17 +184,26 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     topics: [deps.topics.commands],
     fromBeginning: true,
     partitionsConsumedConcurrently: deps.partitionsConsumedConcurrently ?? 3,
+    ...(deps.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: deps.sessionTimeoutMs }),
+    ...(deps.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: deps.heartbeatIntervalMs }),
     eachBatch: async (messages, ctx) => {
+      // A partition may have moved to another member since it was last seen here.
+      const first = messages[0];
+      if (first) positions.delete(first.partition);
       for (const m of messages) {
         if (!ctx.isRunning()) break;
-        await handle(m);
+        try {
+          await handle(m, ctx);
+        } catch (err) {
+          if (err instanceof Aborted) break; // not resolved: consumed again by whoever holds the partition
+          throw err;
+        }
         ctx.resolveOffset(m.offset);
         await ctx.heartbeat();
       }
-      const first = messages[0];
       if (first) lagOffsets.set({ partition: String(first.partition) }, ctx.lag());
     },
   });
   log.info({ groupId: deps.groupId, topic: deps.topics.commands }, 'projector consuming');
-  return { stop: () => consumer.stop() };
+  return { joined: () => consumer.joined(), stop: () => consumer.stop() };
 }

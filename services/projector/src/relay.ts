@@ -1,67 +1,138 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { Pool } from '@ingest/db';
+import type { Listener, Pool } from '@ingest/db';
 import type { MessageSink } from '@ingest/kafka';
 import type { LogTable } from '@ingest/domain';
-import { Counter, Gauge, type Logger, type Registry } from '@ingest/runtime';
+import { Counter, Gauge, failpoint, type Logger, type Registry } from '@ingest/runtime';
 import { expandAuditBatches } from './auditExpansion.ts';
 
 export interface RelayDeps {
   pool: Pool;
-  /** For the LISTEN connection and the leader lock (a dedicated session). */
+  /** For the leader's own session, which holds the lock and does every outbox read and write. */
   connectionString: string;
   role?: string;
+  /** The process's LISTEN connection: `outbox` notifications wake the relay. */
+  listener: Listener;
   sink: MessageSink;
   log: Logger;
   registry: Registry;
   batchSize?: number;
   pollMs?: number;
+  /**
+   * How long a relay that takes the lead over waits after the previous leader's last renewal
+   * before publishing: longer than any one publish takes (the sink's send timeout), so the old
+   * leader's last batch has ended first.
+   */
+  fenceMs?: number;
 }
 
 export interface Relay {
   stop(): Promise<void>;
-  /** Publishes everything pending now (tests, shutdown). */
+  /** Publishes everything pending now (tests, shutdown); nothing when this relay is not the leader. */
   drain(): Promise<number>;
+  isLeader(): boolean;
 }
 
 const LEADER_LOCK = 0x6f7574626f78; // 'outbox': one relay publishes at a time, others stand by
+
+interface OutboxRow {
+  id: number;
+  topic: string;
+  message_key: string;
+  headers: Record<string, string>;
+  payload: unknown;
+  command_id: string;
+  log_table: LogTable | null;
+}
 
 /**
  * Outbox relay (D5): publishes outbox rows in id order with the idempotent producer, then marks
  * them published. A crash between the two re-sends a row: at least once, never zero times;
  * consumers dedupe by the deterministic event_id.
+ *
+ * One publisher at a time, through outages (issue 11): leadership is a session advisory lock on a
+ * dedicated connection. Every batch starts by renewing the lease on that very session, so a
+ * leader whose session is gone (and with it the lock) cannot start another batch; losing the
+ * session drops the lead at once. A new leader waits out the fence after the old leader's last
+ * renewal. Rows leave in id order from one publisher, so a level's stock events keep `seq` order.
  */
 export async function startRelay(deps: RelayDeps): Promise<Relay> {
   const { pool, sink, log } = deps;
   // Outbox rows per round; an audit batch row may stand for thousands of records.
   const batchSize = deps.batchSize ?? 20;
   const pollMs = deps.pollMs ?? 500;
+  const fenceMs = deps.fenceMs ?? 15_000;
+  const me = `relay-${randomUUID().slice(0, 8)}`;
   const published = new Counter({ name: 'relay_events_published_total', help: 'Outbox events published', registers: [deps.registry] });
   const pendingGauge = new Gauge({ name: 'relay_outbox_pending', help: 'Outbox rows not yet published', registers: [deps.registry] });
+  const leaderGauge = new Gauge({ name: 'relay_leader', help: '1 while this process publishes the outbox', registers: [deps.registry] });
 
-  const session = new pg.Client({
-    connectionString: deps.connectionString,
-    application_name: 'ingest-relay',
-    ...(deps.role ? { options: `-c role=${deps.role}` } : {}),
-  });
-  session.on('error', (err) => log.warn({ err }, 'relay session error'));
-  await session.connect();
-  await session.query('LISTEN outbox');
-
-  let stopped = false;
+  let session: pg.Client | null = null;
   let leader = false;
+  let stopped = false;
   let wake: (() => void) | null = null;
-  session.on('notification', () => wake?.());
+  let failures = 0;
+
+  const setLeader = (v: boolean): void => {
+    if (leader !== v) log.info({ relay: me }, v ? 'outbox relay is the leader' : 'outbox relay lost the lead');
+    leader = v;
+    leaderGauge.set(v ? 1 : 0);
+  };
+  const dropSession = (c: pg.Client, err: unknown): void => {
+    if (session !== c) return;
+    session = null;
+    setLeader(false); // the lock went with the session: stop at once
+    log.warn({ err }, 'relay session lost');
+    void c.end().catch(() => {});
+  };
+  const openSession = async (): Promise<pg.Client> => {
+    const c = new pg.Client({
+      connectionString: deps.connectionString,
+      application_name: 'ingest-relay',
+      keepAlive: true,
+      connectionTimeoutMillis: 5000,
+      ...(deps.role ? { options: `-c role=${deps.role}` } : {}),
+    });
+    c.on('error', (err) => dropSession(c, err));
+    c.on('end', () => dropSession(c, new Error('relay session ended')));
+    session = c;
+    try {
+      await c.connect();
+    } catch (err) {
+      dropSession(c, err);
+      throw err;
+    }
+    return c;
+  };
+
+  /** Takes the lead if it is free; then waits out the fence after the previous holder's last renewal. */
+  const tryLead = async (s: pg.Client): Promise<void> => {
+    const r = await s.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LEADER_LOCK]);
+    if (r.rows[0]?.ok !== true) return;
+    const prev = await s.query<{ holder: string; wait_ms: number }>(
+      `SELECT holder, CASE WHEN renewed_at + $1 * interval '1 millisecond' > now()
+                          THEN ceil(EXTRACT(EPOCH FROM (renewed_at + $1 * interval '1 millisecond' - now())) * 1000)::int ELSE 0 END AS wait_ms
+         FROM agent_runtime.relay_lease WHERE id = 1`,
+      [fenceMs],
+    );
+    const wait = prev.rows[0] && prev.rows[0].holder !== me ? prev.rows[0].wait_ms : 0;
+    if (wait > 0) {
+      log.info({ previous: prev.rows[0]?.holder, waitMs: wait }, 'outbox relay waits out the fence before publishing');
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    if (session === s && !stopped) setLeader(true);
+  };
 
   const publishBatch = async (): Promise<number> => {
-    const { rows } = await pool.query<{
-      id: number;
-      topic: string;
-      message_key: string;
-      headers: Record<string, string>;
-      payload: unknown;
-      command_id: string;
-      log_table: LogTable | null;
-    }>(
+    const s = session;
+    if (!leader || !s) return 0;
+    // Renewed on the locked session itself: if this succeeds the session, and so the lock, is ours.
+    await s.query(
+      `INSERT INTO agent_runtime.relay_lease (id, holder, renewed_at) VALUES (1, $1, now())
+       ON CONFLICT (id) DO UPDATE SET holder = EXCLUDED.holder, renewed_at = EXCLUDED.renewed_at`,
+      [me],
+    );
+    const { rows } = await s.query<OutboxRow>(
       `SELECT id, topic, message_key, headers, payload, command_id, log_table FROM agent_runtime.outbox
         WHERE published_at IS NULL ORDER BY id LIMIT $1`,
       [batchSize],
@@ -77,8 +148,10 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
         ? (expanded.get(`${r.log_table}|${r.command_id}`) ?? [])
         : [{ topic: r.topic, key: r.message_key, value: JSON.stringify(r.payload), headers: r.headers }],
     );
+    if (!leader || session !== s) return 0; // lost the session while reading: the new leader sends these
     if (messages.length) await sink.sendMany(messages);
-    await pool.query('UPDATE agent_runtime.outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+    await failpoint('relay.after-publish-before-mark');
+    await s.query('UPDATE agent_runtime.outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
     published.inc(messages.length);
     return rows.length;
   };
@@ -92,22 +165,23 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
   const loop = async (): Promise<void> => {
     while (!stopped) {
       try {
-        if (!leader) {
-          const r = await session.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LEADER_LOCK]);
-          leader = r.rows[0]?.ok === true;
-          if (leader) log.info('outbox relay is the leader');
-        }
+        const s = session ?? (await openSession());
+        if (!leader) await tryLead(s);
         if (leader) {
           await drain();
-          const p = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL');
+          const p = await s.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL');
           pendingGauge.set(p.rows[0]?.n ?? 0);
         }
+        failures = 0;
       } catch (err) {
-        log.warn({ err }, 'outbox relay: publish failed, will retry');
+        failures += 1;
+        if (failures % 20 === 1) log.warn({ err, attempt: failures }, 'outbox relay: round failed, will retry');
       }
       if (stopped) break;
+      // Backs off while rounds fail (database or broker down), up to 10 s.
+      const delay = failures > 0 ? Math.min(10_000, pollMs * 2 ** Math.min(failures, 5)) : leader ? pollMs : pollMs * 4;
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, leader ? pollMs : pollMs * 4);
+        const t = setTimeout(resolve, delay);
         wake = () => {
           clearTimeout(t);
           resolve();
@@ -116,15 +190,23 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
       wake = null;
     }
   };
+  const unsubscribe = deps.listener.subscribe('outbox', () => wake?.());
   const running = loop();
 
   return {
     drain,
+    isLeader: () => leader,
     stop: async () => {
       stopped = true;
+      unsubscribe();
       wake?.();
       await running;
-      await session.end().catch(() => {});
+      const s = session;
+      // A graceful stop hands over at once: no batch of ours is in flight, so no fence to wait out.
+      if (leader && s) await s.query(`UPDATE agent_runtime.relay_lease SET renewed_at = 'epoch' WHERE id = 1 AND holder = $1`, [me]).catch(() => {});
+      setLeader(false);
+      session = null;
+      await s?.end().catch(() => {});
     },
   };
 }

@@ -76,3 +76,67 @@ export async function writeOutbox(tx: PoolClient, events: OutboxEvent[], topics:
     [JSON.stringify(rows)],
   );
 }
+
+/** The live projection's position: its checkpoint rows carry this projector name. */
+export const LIVE_PROJECTOR = 'live';
+
+/**
+ * Moves the partition's applied position past this command, in the command's transaction
+ * (checkpoint-in-transaction, issue 11): exactly-once rests on it, not on keeping every marker.
+ * False when the position is already past it: the command was applied (or parked) before, and
+ * this is a redelivery, a rebalance, or a consumer group reset to the earliest offset.
+ */
+export async function advanceCheckpoint(tx: PoolClient, at: CommandPosition): Promise<boolean> {
+  const r = await tx.query(
+    `INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset, updated_at)
+     VALUES ($1, $2, $3, $4::bigint + 1, now())
+     ON CONFLICT (projector, kafka_topic, kafka_partition) DO UPDATE
+       SET next_offset = EXCLUDED.next_offset, updated_at = EXCLUDED.updated_at
+       WHERE projector_checkpoints.next_offset <= $4::bigint`,
+    [LIVE_PROJECTOR, at.topic, at.partition, at.offset],
+  );
+  return r.rowCount === 1;
+}
+
+/** The next offset to apply on this partition (0 when nothing was applied yet). */
+export async function loadCheckpoint(q: Pick<PoolClient, 'query'>, topic: string, partition: number): Promise<number> {
+  const { rows } = await q.query<{ next_offset: number }>(
+    'SELECT next_offset FROM agent_runtime.projector_checkpoints WHERE projector = $1 AND kafka_topic = $2 AND kafka_partition = $3',
+    [LIVE_PROJECTOR, topic, partition],
+  );
+  return Number(rows[0]?.next_offset ?? 0);
+}
+
+/** The shop's first open parked command, if any: its later commands wait behind it (D2). */
+export async function openParkedCommand(tx: PoolClient, shop: string): Promise<string | null> {
+  const { rows } = await tx.query<{ command_id: string }>(
+    `SELECT command_id FROM agent_runtime.parked_commands WHERE shop = $1 AND resolved_at IS NULL
+      ORDER BY kafka_topic, kafka_partition, kafka_offset LIMIT 1`,
+    [shop],
+  );
+  return rows[0]?.command_id ?? null;
+}
+
+export interface ParkedCommand {
+  command_id: string;
+  shop: string;
+  kind: string;
+  at: CommandPosition;
+  message: Buffer;
+  error: string;
+  attempts: number;
+  behind: string | null;
+}
+
+/** Parks a command (issue 11) and wakes its waiting caller, who is told it is parked. */
+export async function parkCommand(tx: PoolClient, p: ParkedCommand): Promise<void> {
+  await tx.query(
+    `WITH ins AS (
+       INSERT INTO agent_runtime.parked_commands
+         (command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, message, error, attempts, behind)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (command_id) DO NOTHING RETURNING command_id)
+     SELECT pg_notify('command_results', command_id::text) FROM ins`,
+    [p.command_id, p.shop, p.kind, p.at.topic, p.at.partition, p.at.offset, p.message, p.error, p.attempts, p.behind],
+  );
+}

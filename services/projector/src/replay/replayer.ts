@@ -153,12 +153,12 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
         }
         await client.query('SAVEPOINT command');
         try {
-          if (await applyCommand(client, decoded.command, at, null)) applied++;
+          if ((await applyCommand(client, decoded.command, at, { sideEffects: null })) === 'applied') applied++;
           else skipped++;
           await client.query('RELEASE SAVEPOINT command');
         } catch (err) {
           if (!isDeterministicDbError(err)) throw err;
-          // It failed live too (a stored 500): mark it processed, as live did, and go on.
+          // It failed live too (parked there): mark it processed and go on.
           await client.query('ROLLBACK TO SAVEPOINT command');
           await claimCommand(client, decoded.command, at);
           skipped++;

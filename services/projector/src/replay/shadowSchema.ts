@@ -1,4 +1,5 @@
 import type { PoolClient } from '@ingest/db';
+import { LIVE_PROJECTOR } from '../runtimeStore.ts';
 import { READ_MODEL_TABLES } from './compareReadModels.ts';
 
 /**
@@ -96,12 +97,15 @@ export async function createShadowSchema(client: PoolClient, shadow = SHADOW_SCH
   }
 }
 
-/** Live position of the projection: the next offset per partition after the last claimed command. */
-export async function projectedPositions(client: PoolClient, topic: string, schema = 'agent_runtime'): Promise<Map<number, number>> {
+/**
+ * Live position of the projection: the next offset per partition, as the live projector stores it
+ * with every command it applies (checkpoint-in-transaction; claims are pruned after a window).
+ */
+export async function projectedPositions(client: PoolClient, topic: string): Promise<Map<number, number>> {
   const { rows } = await client.query<{ partition: number; next: number }>(
-    `SELECT kafka_partition AS partition, max(kafka_offset) + 1 AS next FROM ${qualified(schema, 'processed_commands')}
-      WHERE kafka_topic = $1 GROUP BY kafka_partition`,
-    [topic],
+    `SELECT kafka_partition AS partition, next_offset AS next FROM agent_runtime.projector_checkpoints
+      WHERE projector = $1 AND kafka_topic = $2`,
+    [LIVE_PROJECTOR, topic],
   );
   return new Map(rows.map((r) => [r.partition, Number(r.next)]));
 }
