@@ -30,7 +30,7 @@ const status = (commandId: string) => get(`${p.url()}/api/commands/${commandId}`
 /** A shop whose commands land on the same partition as `shop`'s (the producer's default partitioner). */
 function neighbourOf(shop: string): string {
   const partitioner = Partitioners.DefaultPartitioner();
-  const partitionMetadata = [0, 1, 2].map((partitionId) => ({ partitionId, leader: 0 }));
+  const partitionMetadata = [0, 1, 2].map((partitionId) => ({ partitionId, leader: 0, partitionErrorCode: 0, replicas: [0], isr: [0] }));
   const partitionOf = (key: string) => partitioner({ topic: p.topics.commands, partitionMetadata, message: { key, value: null } });
   for (let i = 0; ; i++) {
     const candidate = `neighbour-${i}-${shop}`;

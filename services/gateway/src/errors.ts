@@ -81,9 +81,10 @@ function fromDependency(err: unknown): ApiError | null {
 
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    const dependency = err instanceof ApiError ? null : fromDependency(err);
+    const known = err instanceof ApiError ? err : (fromBodyParser(err as { type?: string }) ?? fromHttpStack(err, req));
+    const dependency = known ? null : fromDependency(err);
     if (dependency) log.warn({ err, route: req.path }, 'dependency unavailable: answered 503');
-    const api = err instanceof ApiError ? err : (fromBodyParser(err as { type?: string }) ?? fromHttpStack(err, req) ?? dependency);
+    const api = known ?? dependency;
     if (api) {
       if (res.headersSent) return;
       sendError(res, api);

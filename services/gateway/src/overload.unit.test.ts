@@ -24,7 +24,7 @@ async function start(commandLog: CommandLog, lag: number | null = null): Promise
     schemas: new SchemaRegistry(),
     commandLog,
     replies,
-    pool: {} as Pool,
+    pool: { query: async () => ({ rows: [], rowCount: 0 }) } as unknown as Pool,
     log: silentLogger(),
     registry: createRegistry(),
     backlog: { lag: () => lag },

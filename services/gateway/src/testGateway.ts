@@ -26,7 +26,7 @@ export const TEST_CRON_SECRET = 'c';
  * the command log records what is appended, no projector ever answers (every accepted command
  * is 202), and PostgreSQL answers every query with no rows.
  */
-export async function startTestGateway(config: Partial<GatewayConfig> = {}): Promise<TestGateway> {
+export async function startTestGateway(config: Partial<GatewayConfig> = {}, ports: { pool?: Pool } = {}): Promise<TestGateway> {
   const appended: AppendedCommand[] = [];
   const replies: ReplyWaiter = { register: () => ({ wait: async () => null, cancel: () => {} }), close: async () => {} };
   const registry = createRegistry();
@@ -35,7 +35,7 @@ export async function startTestGateway(config: Partial<GatewayConfig> = {}): Pro
     schemas: new SchemaRegistry(),
     commandLog: { appendCommand: async (c) => void appended.push(structuredClone(c)) },
     replies,
-    pool: { query: async () => ({ rows: [], rowCount: 0 }) } as unknown as Pool,
+    pool: ports.pool ?? ({ query: async () => ({ rows: [], rowCount: 0 }) } as unknown as Pool),
     log: silentLogger(),
     registry,
   });

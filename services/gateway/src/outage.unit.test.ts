@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Pool } from '@ingest/db';
+import { TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from './testGateway.ts';
+
+// Issue 11, findings 1 and 2 at the HTTP edge: PostgreSQL unreachable is 503 with Retry-After, and
+// a write is refused before it is appended (so no 202 can be followed by a 404).
+const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+const downPool = { query: async () => Promise.reject(refused) } as unknown as Pool;
+let gw: TestGateway;
+afterEach(() => gw.close());
+
+describe('while PostgreSQL is down', () => {
+  it('a write answers 503 with Retry-After and nothing is appended', async () => {
+    gw = await startTestGateway({}, { pool: downPool });
+    const r = await fetch(`${gw.url}/api/ingest/products`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-ingest-secret': TEST_INGEST_SECRET, prefer: 'respond-async' },
+      body: JSON.stringify({ shop: 'a.example', products: [{ barcode: '1', product_name: 'x' }] }),
+    });
+    expect(r.status).toBe(503);
+    expect(r.headers.get('retry-after')).toBe('5');
+    expect(await r.json()).toEqual({ ok: false, error: 'database unavailable; retry later' });
+    expect(gw.appended).toEqual([]);
+  });
+
+  it('GET /api/commands/{id} answers 503 with Retry-After, for either secret', async () => {
+    gw = await startTestGateway({}, { pool: downPool });
+    const id = '0190f5e2-8c1a-7b3c-9d4e-5f6a7b8c9d0e';
+    for (const headers of [{ 'x-ingest-secret': TEST_INGEST_SECRET }, { 'x-cron-secret': TEST_CRON_SECRET, 'x-shop': 'a.example' }]) {
+      const r = await fetch(`${gw.url}/api/commands/${id}`, { headers });
+      expect(r.status).toBe(503);
+      expect(r.headers.get('retry-after')).toBe('5');
+    }
+  });
+
+  it('a request the client got wrong is still its 4xx, not a 503', async () => {
+    gw = await startTestGateway({}, { pool: downPool });
+    const r = await fetch(`${gw.url}/api/ingest/products`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-ingest-secret': TEST_INGEST_SECRET },
+      body: '{"shop":',
+    });
+    expect(r.status).toBe(400);
+  });
+});
