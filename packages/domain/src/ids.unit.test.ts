@@ -23,8 +23,34 @@ describe('uuidv5', () => {
 
   it('keeps the ids already stored: known values', () => {
     expect(productId('shop.example', '4901234567894')).toBe(referenceV5('shop.example\u00004901234567894', '5b0f3c2e-8d7a-4c1e-9f3b-2a6d4e8c1b70'));
-    expect(logId('0190c2a4-1111-7000-8000-000000000001', 7)).toBe(referenceV5('0190c2a4-1111-7000-8000-000000000001\u00007', '9c1d7e4a-3b2f-4a6e-8d5c-7f0e1a2b3c4d'));
     // RFC 9562, appendix A.4: "www.example.com" in the DNS namespace.
     expect(uuidv5('www.example.com', namespaceBytes('6ba7b810-9dad-11d1-80b4-00c04fd430c8'))).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
+  });
+});
+
+describe('logId (D3, issue 13: time-ordered)', () => {
+  const cmd = '0190c2a4-1111-7000-8000-000000000001';
+  it('is a UUIDv8 whose first 48 bits are the command id\'s time, then n, then bits of the UUIDv5 of (command_id, n)', () => {
+    const id = logId(cmd, 7);
+    expect(id).toMatch(/^0190c2a4-1111-8000-87[0-9a-f]{2}-[0-9a-f]{12}$/);
+    const v5 = referenceV5(`${cmd}\u00007`, '9c1d7e4a-3b2f-4a6e-8d5c-7f0e1a2b3c4d').replaceAll('-', '');
+    expect(id.replaceAll('-', '').slice(18)).toBe(v5.slice(18));
+  });
+
+  it('orders by n within a command and by time across commands', () => {
+    const ids = Array.from({ length: 20_000 }, (_, n) => logId(cmd, n));
+    expect([...ids].sort()).toEqual(ids);
+    expect(logId('0190c2a4-1112-7000-8000-000000000001', 0) > logId(cmd, 19_999)).toBe(true);
+  });
+
+  it('never collides: two commands of the same millisecond, every n', () => {
+    fc.assert(
+      fc.property(fc.uuid({ version: 7 }), fc.uuid({ version: 7 }), fc.nat({ max: 300_000 }), fc.nat({ max: 300_000 }), (a, b, n, m) => {
+        const sameMs = b.slice(0, 13) === a.slice(0, 13) ? b : a.slice(0, 13) + b.slice(13);
+        fc.pre(sameMs !== a || n !== m);
+        expect(logId(a, n)).not.toBe(logId(sameMs, m));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
