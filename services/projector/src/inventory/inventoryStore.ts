@@ -123,6 +123,21 @@ export async function upsertLevels(tx: PoolClient, levels: Level[], commandId: s
   );
 }
 
+/**
+ * Issue 13, narrow writes: levels whose content the command did not change (an absolute resend)
+ * get only their D15b stamp and the command that last wrote them, by a plain UPDATE: no
+ * INSERT … ON CONFLICT row lock and rewrite of every column.
+ */
+export async function stampLevels(tx: PoolClient, shop: string, levels: Level[], commandId: string): Promise<void> {
+  if (levels.length === 0) return;
+  await tx.query(
+    `UPDATE inventory_levels l SET last_absolute_as_of = x.as_of, last_command_id = $5
+       FROM unnest($2::uuid[], $3::uuid[], $4::timestamptz[]) AS x(product_id, location_id, as_of)
+      WHERE l.shop = $1 AND l.product_id = x.product_id AND l.location_id = x.location_id`,
+    [shop, levels.map((l) => l.product_id), levels.map((l) => l.location_id), levels.map((l) => l.last_absolute_as_of), commandId],
+  );
+}
+
 export async function insertInventoryLogs(tx: PoolClient, logs: InventoryLog[]): Promise<void> {
   if (logs.length === 0) return;
   await tx.query(

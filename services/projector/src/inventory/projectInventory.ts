@@ -6,7 +6,10 @@ import {
   decideSnapshot,
   resolveLocation,
   locationRefKey,
+  levelKey,
+  QTY_FIELDS,
   type InventoryCommand,
+  type Level,
   type InventoryPlan,
   type InventoryState,
   type LocationRef,
@@ -20,6 +23,7 @@ import {
   loadLocationMatches,
   loadProductIds,
   recordIdempotencyKey,
+  stampLevels,
   upsertDailyRows,
   upsertLevels,
 } from './inventoryStore.ts';
@@ -53,7 +57,9 @@ export async function projectInventory(tx: PoolClient, c: InventoryCommand): Pro
   };
 
   const plan = decide(state, c);
-  await upsertLevels(tx, plan.levels, c.command_id);
+  const { rewritten, stamped } = splitByContent(plan.levels, state.levels);
+  await upsertLevels(tx, rewritten, c.command_id);
+  await stampLevels(tx, c.shop, stamped, c.command_id);
   await insertInventoryLogs(tx, plan.logs);
   await upsertDailyRows(tx, plan.daily);
   if (plan.recordKey) await recordIdempotencyKey(tx, c.shop, plan.recordKey, c.command_id, c.received_at);
@@ -61,6 +67,18 @@ export async function projectInventory(tx: PoolClient, c: InventoryCommand): Pro
     reply: plan.reply,
     events: [...(plan.logs.length ? [auditBatch('inventory_update_logs', c.command_id, c.shop)] : []), ...plan.events],
   };
+}
+
+/** Levels whose quantities and event seq are as loaded only move their D15b stamp (issue 13: narrow writes). */
+function splitByContent(levels: Level[], loaded: ReadonlyMap<string, Level>): { rewritten: Level[]; stamped: Level[] } {
+  const rewritten: Level[] = [];
+  const stamped: Level[] = [];
+  for (const l of levels) {
+    const before = loaded.get(levelKey(l.product_id, l.location_id));
+    const same = before !== undefined && before.stock_event_seq === l.stock_event_seq && QTY_FIELDS.every((f) => before[f] === l[f]);
+    (same ? stamped : rewritten).push(l);
+  }
+  return { rewritten, stamped };
 }
 
 function decide(state: InventoryState, c: InventoryCommand): InventoryPlan {
