@@ -72,6 +72,8 @@ export async function runProjector(
     heartbeatIntervalMs: envDuration(env, 'KAFKA_HEARTBEAT_INTERVAL', '1s', 100),
     maxAttempts: envInt(env, 'PROJECTOR_MAX_ATTEMPTS', 3, 1),
     retryBackoffMs: envDuration(env, 'PROJECTOR_RETRY_BACKOFF', '100ms', 1),
+    groupMaxCommands: envInt(env, 'PROJECTOR_GROUP_COMMANDS', 64, 1),
+    groupMaxBytes: envInt(env, 'PROJECTOR_GROUP_BYTES', 8 * 1024 * 1024, 1024),
   });
   const timeZone = envString(env, 'BUSINESS_TIMEZONE', 'Asia/Tokyo');
   if (!isTimeZone(timeZone)) throw new ConfigError(`BUSINESS_TIMEZONE is not a known time zone: ${timeZone}`);
