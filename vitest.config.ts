@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['packages/**/*.unit.test.ts', 'services/**/*.unit.test.ts'],
+          include: ['packages/**/*.unit.test.ts', 'services/**/*.unit.test.ts', 'tests/deploy/**/*.unit.test.ts'],
           environment: 'node',
         },
       },
