@@ -9,7 +9,7 @@ export {
 } from './products/decideProductsUpsert.ts';
 export { auditBatch, auditEvent, cloudEventHeaders, CLOUDEVENTS_SOURCE, type EventChannel, type LogTable, type OutboxEvent } from './events.ts';
 export type { DailySnapshotCommand } from './commands.ts';
-export { QTY_FIELDS, ZERO, levelKey, quantities, isBefore, type Level, type QtyField, type Quantities } from './inventory/level.ts';
+export { QTY_FIELDS, QTY_MAX, ZERO, clampQty, levelKey, quantities, isBefore, type Level, type QtyField, type Quantities } from './inventory/level.ts';
 export { locationRefKey, resolveLocation, describeRef, type LocationRef, type Resolution } from './inventory/location.ts';
 export type {
   InventoryCommand,
@@ -49,4 +49,4 @@ export {
   type OrderLineLog,
   type OrderLineChangeType,
 } from './orders/decideOrderLines.ts';
-export { parseInstant } from './instant.ts';
+export { parseInstant, inBusinessTime, BUSINESS_TIME } from './instant.ts';

@@ -22,3 +22,18 @@ export function parseInstant(text: string): string | null {
   if (Number.isNaN(t) || t < MIN || t > MAX) return null;
   return new Date(t).toISOString();
 }
+
+/**
+ * Issue 12: the business range of the times a client sends (order and refund times, inventory_as_of):
+ * from 2000-01-01T00:00:00Z inclusive to 2100-01-01T00:00:00Z exclusive, whatever the offset written.
+ * Anything outside is a client's mistake (a year typed wrong, an epoch sent as zero), not a sale.
+ */
+export const BUSINESS_TIME = { from: '2000-01-01T00:00:00.000Z', until: '2100-01-01T00:00:00.000Z' } as const;
+const FROM_MS = Date.parse(BUSINESS_TIME.from);
+const UNTIL_MS = Date.parse(BUSINESS_TIME.until);
+
+/** Whether an instant (as parseInstant returns it) lies in BUSINESS_TIME. */
+export function inBusinessTime(instant: string): boolean {
+  const t = Date.parse(instant);
+  return t >= FROM_MS && t < UNTIL_MS;
+}

@@ -1,12 +1,12 @@
 import { locationRefKey, resolveLocation } from './location.ts';
 import type { InventoryAvailableCommand } from './inventoryCommand.ts';
-import { isBefore, quantities, ZERO } from './level.ts';
+import { clampQty, isBefore, quantities, ZERO } from './level.ts';
 import { LevelBook } from './levelBook.ts';
 import { dedupedPlan, locationRejection, newTally, tallyBody, type InventoryPlan, type InventoryState } from './inventoryState.ts';
 
 /**
  * Endpoint 5: only available_qty changes. A missing level is created with on_hand_qty 0; a delta
- * below zero is stored as 0 and reported in clamped; a delta request whose idempotency_key was
+ * below zero is stored as 0 (above QTY_MAX as QTY_MAX) and reported in clamped; a delta request whose idempotency_key was
  * already applied changes nothing (D19); logs only for changed lines; no daily rows.
  */
 export function decideAvailable(state: InventoryState, command: InventoryAvailableCommand): InventoryPlan {
@@ -34,8 +34,8 @@ export function decideAvailable(state: InventoryState, command: InventoryAvailab
     let available: number;
     if ('available_delta' in line) {
       const computed = current.available_qty + line.available_delta;
-      available = Math.max(0, computed);
-      if (computed < 0) {
+      available = clampQty(computed);
+      if (available !== computed) {
         t.clamped.push({ barcode: line.barcode, computed, set: available });
         t.clampedLines++;
       }

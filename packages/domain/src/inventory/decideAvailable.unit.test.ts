@@ -37,6 +37,12 @@ describe('decideAvailable (endpoint 5)', () => {
     expect(plan.logs[0]?.change_type).toBe('available_delta');
   });
 
+  it('given a level near the top, when a delta would pass 2^53 - 1, then the stored value is that bound and the line is reported in clamped (issue 12)', () => {
+    const plan = decideAvailable(state([level(PA, 'A', { available_qty: Number.MAX_SAFE_INTEGER - 10 })]), available('delta', [{ barcode: 'A', available_delta: 1_000_000_000_000 }]));
+    expect(plan.levels[0]?.available_qty).toBe(Number.MAX_SAFE_INTEGER);
+    expect(plan.reply.body).toMatchObject({ lines_clamped: 1, clamped: [{ barcode: 'A', set: Number.MAX_SAFE_INTEGER }] });
+  });
+
   it('given an applied idempotency key, when a delta request reuses it, then every line is deduped and nothing changes (D19)', () => {
     const plan = decideAvailable(state([level(PA, 'A', { available_qty: 2 })], { appliedKey: { payload_hash: 'h1' } }), available('delta', [{ barcode: 'A', available_delta: 1 }], { idempotency_key: 'k' }));
     expect(plan.levels).toEqual([]);

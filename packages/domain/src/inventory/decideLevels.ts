@@ -1,6 +1,6 @@
 import { locationRefKey, resolveLocation } from './location.ts';
 import type { InventoryLevelsCommand } from './inventoryCommand.ts';
-import { isBefore, QTY_FIELDS, quantities, ZERO, type Quantities } from './level.ts';
+import { clampQty, isBefore, QTY_FIELDS, quantities, ZERO, type Quantities } from './level.ts';
 import { LevelBook } from './levelBook.ts';
 import { dedupedPlan, newTally, tallyBody, type InventoryPlan, type InventoryState } from './inventoryState.ts';
 
@@ -9,7 +9,7 @@ type Clamp = { barcode: string; location_id: string; field: string; computed: nu
 /**
  * Endpoint 3 (D17): many locations per request, absolute or delta for the five quantities. A line
  * whose location or product cannot be resolved is reported per line, not refused; results below
- * zero are stored as 0 and reported; moves of available_qty to 0 are listed in stock_zero (D18).
+ * zero are stored as 0 (above QTY_MAX as QTY_MAX) and reported; moves of available_qty to 0 are listed in stock_zero (D18).
  */
 export function decideLevels(state: InventoryState, command: InventoryLevelsCommand): InventoryPlan {
   const { payload } = command;
@@ -43,8 +43,8 @@ export function decideLevels(state: InventoryState, command: InventoryLevelsComm
         const d = line.delta?.[f];
         if (d === undefined) continue;
         const computed = current[f] + d;
-        next[f] = Math.max(0, computed);
-        if (computed < 0) {
+        next[f] = clampQty(computed);
+        if (next[f] !== computed) {
           t.clamped.push({ barcode: line.barcode, location_id: locationId, field: f, computed, set: next[f] } satisfies Clamp);
           wasClamped = true;
         }

@@ -39,6 +39,15 @@ describe('decideLevels (endpoint 3, D17)', () => {
     expect(plan.logs[0]?.change_type).toBe('levels_delta');
   });
 
+  it('given 10,000 delta lines of +1e12 on one level, then it stops at 2^53 - 1 (exact in JavaScript, within bigint) and the overflowing lines are clamped (issue 12)', () => {
+    const lines: LevelsLine[] = Array.from({ length: 10_000 }, () => ({ barcode: 'A', location: { location_id: LOC }, delta: { on_hand_qty: 1_000_000_000_000 } }));
+    const plan = decideLevels(state([level(PA, 'A')]), levels('delta', lines));
+    expect(plan.levels[0]?.on_hand_qty).toBe(Number.MAX_SAFE_INTEGER);
+    const body = plan.reply.body as { lines_clamped: number; clamped: Array<{ set: number }> };
+    expect(body.lines_clamped).toBeGreaterThan(0);
+    expect(body.clamped.every((c) => c.set === Number.MAX_SAFE_INTEGER)).toBe(true);
+  });
+
   it('given an unknown location or product on one line, then that line is unresolved and the others apply', () => {
     const plan = decideLevels(state(), levels('absolute', [
       { barcode: 'A', location: { location_id: 'missing' }, set: { on_hand_qty: 1 } },

@@ -75,6 +75,9 @@ export function decideOrderLines(state: OrderLinesState, c: OrderLinesUpsertComm
   let rejected = 0;
   // D27 applies to the commands appended since; older ones carry no value and keep their projection (D3, D26).
   const unknownFields = p.unknown_fields ?? 'ignore';
+  // Issue 12: what only the gateway could see (a number JSON parsing rounded) or checked on receipt.
+  const found = new Map<number, RowProblem[]>();
+  for (const problem of p.row_problems ?? []) found.set(problem.row_index, [...(found.get(problem.row_index) ?? []), problem]);
 
   p.rows.forEach((raw, i) => {
     const { line, errors: rowErrors, ids } = validateRow(raw, i, unknownFields);
@@ -82,6 +85,7 @@ export function decideOrderLines(state: OrderLinesState, c: OrderLinesUpsertComm
       rowErrors.push({ row_index: i, field: 'channel_id', code: 'channel_not_found', message: `channel_id ${ids.channel_id} is not a channel of this shop` });
     if (ids.location_id && !state.locations.has(ids.location_id))
       rowErrors.push({ row_index: i, field: 'location_id', code: 'location_not_found', message: `location_id ${ids.location_id} is not a location of this shop` });
+    rowErrors.push(...(found.get(i) ?? []));
     if (!line || rowErrors.length) {
       errors.push(...rowErrors);
       rejected++;
