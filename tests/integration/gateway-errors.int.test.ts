@@ -366,16 +366,18 @@ describe('D12: removed interfaces', () => {
 describe('D13: in-flight bytes bound', () => {
   let port: number;
   beforeAll(async () => {
-    port = (await p.startGateway({ MAX_INFLIGHT_BYTES: '1024' })).port;
+    // One connection may hold a quarter of the budget (issue 12), so bodies here stay under 2,048 bytes.
+    port = (await p.startGateway({ MAX_INFLIGHT_BYTES: '8192' })).port;
   });
 
   it('concurrent bodies over MAX_INFLIGHT_BYTES: each is 200 (applied) or 429 with Retry-After, nothing else', async () => {
     const n = 8;
     const reqs = Array.from({ length: n }, (_, i) => {
       const shop = `d13-${i}.example`;
-      const products = Array.from({ length: 20 }, (_, j) => item(`L${i}-${j}`, { brand: 'b'.repeat(100) }));
+      const products = Array.from({ length: 10 }, (_, j) => item(`L${i}-${j}`, { brand: 'b'.repeat(100) }));
       const body = { shop, products };
-      expect(Buffer.byteLength(JSON.stringify(body))).toBeGreaterThan(2048);
+      expect(Buffer.byteLength(JSON.stringify(body))).toBeGreaterThan(1536);
+      expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThanOrEqual(2048);
       return { shop, products, promise: post(`${base(port)}/api/ingest/products`, body, ing()) };
     });
     const results = await Promise.all(reqs.map(async (r) => ({ ...r, res: await r.promise })));
@@ -404,6 +406,43 @@ describe('D13: in-flight bytes bound', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ ok: true, created: 1, errors_count: 0 });
     expect(await productCount('d13-after.example')).toBe(1);
+  });
+});
+
+describe('issue 12 on the real server (service.ts): Node\'s parser errors and BODY_TIMEOUT', () => {
+  /** Writes raw bytes, optionally more later, and reads until the server closes the connection. */
+  function raw(port: number, first: string, later?: { afterMs: number; text: string }): Promise<string> {
+    return new Promise((resolve) => {
+      const s = connect(port, '127.0.0.1');
+      let data = '';
+      s.setEncoding('utf8');
+      s.on('data', (c: string) => (data += c));
+      s.on('error', () => {});
+      s.on('close', () => resolve(data));
+      s.write(first);
+      if (later) setTimeout(() => s.writable && s.write(later.text), later.afterMs);
+    });
+  }
+
+  it('both Content-Length and Transfer-Encoding -> JSON 400 in the spec shape with the safe headers, not Node\'s bare text', async () => {
+    const port = p.gateways[0]!.port;
+    const answer = await raw(port, ['POST /api/ingest/products HTTP/1.1', 'Host: x', `x-ingest-secret: ${INGEST_SECRET}`, 'Content-Length: 2', 'Transfer-Encoding: chunked', '', '2', '{}', '0', '', ''].join('\r\n'));
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/^content-type: application\/json/im);
+    expect(answer).toMatch(/^x-content-type-options: nosniff$/im);
+    expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe('{"ok":false,"error":"bad request"}');
+  });
+
+  it('a body slower than BODY_TIMEOUT -> 408, and the connection is closed', async () => {
+    const port = (await p.startGateway({ BODY_TIMEOUT: '300ms' })).port;
+    const started = Date.now();
+    const answer = await raw(port, ['POST /api/ingest/products HTTP/1.1', 'Host: x', `x-ingest-secret: ${INGEST_SECRET}`, 'Content-Length: 50', '', '{"shop":'].join('\r\n'), {
+      afterMs: 2_000,
+      text: '"late"}',
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe('{"ok":false,"error":"request body timeout"}');
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 });
 

@@ -391,16 +391,18 @@ describe('limits and D11 statuses', () => {
     expect(await levelRows(p, shop)).toEqual([]);
   });
 
-  it('an inventory_as_of in any year 1000-9999 is accepted and lands on its business date (D16)', async () => {
-    for (const [asOf, date] of [
-      ['1970-01-01T00:00:00Z', '1970-01-01'],
-      ['1900-06-01T00:00:00Z', '1900-06-01'],
-      ['1000-01-01T00:00:00Z', '1000-01-01'],
-    ] as const) {
-      const { shop, loc } = await setup('old');
-      const r = await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 1 }], { inventory_as_of: asOf }));
-      expect(r.status, `${asOf}: ${r.text}`).toBe(200);
-      expect((await dailyRows(p, shop)).map((d) => d.snapshot_date)).toEqual([date]);
+  it('an inventory_as_of from 2000-01-01T00:00:00Z on is accepted and lands on its business date (D16); an earlier one is 422 (issue 12: business range)', async () => {
+    const { shop, loc } = await setup('old');
+    const r = await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 1 }], { inventory_as_of: '2000-01-01T00:00:00Z' }));
+    expect(r.status, r.text).toBe(200);
+    expect((await dailyRows(p, shop)).map((d) => d.snapshot_date)).toEqual(['2000-01-01']);
+    // The range is in UTC, whatever the offset or the business date (this one is 2000-01-01 in Tokyo).
+    for (const asOf of ['1999-12-31T15:00:00Z', '1999-12-31T23:59:59.999Z', '1970-01-01T00:00:00Z', '1900-06-01T00:00:00Z', '1000-01-01T00:00:00Z']) {
+      const { shop: other, loc: at } = await setup('old');
+      const refused = await snapshot(p, body(other, at, [{ barcode: 'A', on_hand_qty: 1 }], { inventory_as_of: asOf }));
+      expect(refused.status, `${asOf}: ${refused.text}`).toBe(422);
+      expect(refused.json).toEqual({ ok: false, error_kind: 'invalid_payload', error: 'inventory_as_of is before 2000-01-01T00:00:00Z' });
+      expect(await dailyRows(p, other)).toEqual([]);
     }
   });
 

@@ -4,7 +4,7 @@ import type { Pool } from '@ingest/db';
 import type { CommandLog } from '@ingest/kafka';
 import type { Logger, Registry } from '@ingest/runtime';
 import type { GatewayConfig } from './config.ts';
-import { errorHandler, notFound } from './errors.ts';
+import { errorHandler, notFound, SAFE_HEADERS } from './errors.ts';
 import { inflightLimiter } from './inflight.ts';
 import { gatewayMetrics } from './metrics.ts';
 import type { ReplyWaiter } from './replies.ts';
@@ -40,6 +40,10 @@ export function buildApp(deps: GatewayDeps): Express {
   const metrics = gatewayMetrics(deps.registry);
   const { config } = deps;
 
+  app.use((_req, res, next) => {
+    res.set(SAFE_HEADERS);
+    next();
+  });
   app.use(observe(metrics));
   app.use(healthRoutes({ registry: deps.registry, isReady: deps.isReady ?? (async () => ({ ready: true })) }));
   app.use(removedRoutes());
@@ -60,7 +64,8 @@ export function buildApp(deps: GatewayDeps): Express {
   // One in-flight budget (D13) for every write route; each route admits only after its own
   // authentication and header checks (intake.ts), so an unauthenticated request never holds it.
   const admission = inflightLimiter(config.maxInflightBytes, deps.backlog ? { lag: () => deps.backlog?.lag() ?? null, max: config.maxConsumerLag } : null);
-  const front = { admission, bodyLimitBytes: config.bodyLimitBytes };
+  // A body over one connection's share of the budget could never be admitted: it is too large.
+  const front = { admission, bodyLimitBytes: Math.min(config.bodyLimitBytes, admission.perConnectionBytes), bodyTimeoutMs: config.bodyTimeoutMs };
   app.use(productRoutes({ ...submit, ...front, schemas: deps.schemas, ingestSecrets: config.ingestSecrets, cronSecrets: config.cronSecrets }));
   const ingest = { ...submit, ...front, schemas: deps.schemas, ingestSecrets: config.ingestSecrets };
   app.use(inventoryRoutes({ ...ingest, businessTimezone: config.businessTimezone }));

@@ -1,5 +1,20 @@
-import express, { type RequestHandler } from 'express';
-import { badRequest } from './errors.ts';
+import express, { type Request, type RequestHandler } from 'express';
+import { ApiError, badRequest } from './errors.ts';
+import { inexactNumbers, mayHoldInexactNumbers, type InexactNumber } from './exactNumbers.ts';
+
+interface RawBody {
+  rawBodyLength?: number;
+  hasEscapes?: boolean;
+  /** Kept only when a number in it may have lost precision (issue 12). */
+  risky?: { buf: Buffer; encoding: string };
+}
+
+const inexact = new WeakMap<Request, InexactNumber[]>();
+
+/** The body's numbers that JSON parsing did not keep exactly (issue 12); each route refuses them in its own style. */
+export function inexactNumbersOf(req: Request): InexactNumber[] {
+  return inexact.get(req) ?? [];
+}
 
 /**
  * JSON body parsing after auth (a request without credentials is refused before its body is
@@ -12,22 +27,53 @@ export function parseJsonObject(limitBytes: number): RequestHandler[] {
       strict: false,
       type: () => true,
       // PostgreSQL text cannot hold NUL; refuse it here rather than fail later in the projector.
-      verify: (req, _res, buf) => {
-        (req as { rawBodyLength?: number }).rawBodyLength = buf.length;
-        // NUL and lone surrogates can only arrive as \u escapes (raw bytes decode to U+FFFD).
-        (req as { hasEscapes?: boolean }).hasEscapes = buf.includes('\\u');
+      verify: (req, _res, buf, encoding) => {
+        const raw = req as RawBody;
+        raw.rawBodyLength = buf.length;
+        const utf8 = /^utf-?8$/i.test(encoding);
+        // NUL and lone surrogates can only arrive as \u escapes (raw bytes decode to U+FFFD); in
+        // UTF-16 the bytes of `\u` differ, so such bodies are always checked.
+        raw.hasEscapes = !utf8 || buf.includes('\\u');
+        if (!utf8 || mayHoldInexactNumbers(buf)) raw.risky = { buf, encoding };
       },
     }),
-    (req, _res, next) => {
+    (req, res, next) => {
+      // Cut while it arrived (over the budget, too slow): answered already, the route must not run.
+      if (res.headersSent) return;
       const b: unknown = req.body;
+      const raw = req as RawBody;
       // An empty body parses to {} in body-parser; it is not a JSON object all the same (D11).
-      if (!(req as { rawBodyLength?: number }).rawBodyLength) return next(badRequest('invalid JSON body'));
+      if (!raw.rawBodyLength) return next(badRequest('invalid JSON body'));
       if (b === null || typeof b !== 'object' || Array.isArray(b)) return next(badRequest('invalid JSON body'));
-      const bad = (req as { hasEscapes?: boolean }).hasEscapes ? unstorableText(b) : null;
+      const bad = raw.hasEscapes ? unstorableText(b) : null;
       if (bad) return next(badRequest(bad));
+      if (raw.risky) {
+        const { buf, encoding } = raw.risky;
+        raw.risky = undefined;
+        const text = decode(buf, encoding);
+        // UTF-32 and UTF-7, which body-parser reads and TextDecoder does not: JSON is UTF-8 (RFC 8259).
+        if (text === null) return next(new ApiError(415, { ok: false, error: 'unsupported content encoding' }));
+        try {
+          inexact.set(req, inexactNumbers(text));
+        } catch (err) {
+          // Reading the numbers' source recurses; a body this deep is no valid request anyway.
+          return next(badRequest(err instanceof RangeError ? 'invalid JSON body: nested too deeply' : 'invalid JSON body'));
+        }
+      }
       next();
     },
   ];
+}
+
+/** The body as body-parser decoded it (its `utf-16` picks the byte order by BOM, else by the first character). */
+function decode(buf: Buffer, encoding: string): string | null {
+  let label = encoding.toLowerCase();
+  if (label === 'utf-16' || label === 'utf16') label = (buf[0] === 0xfe && buf[1] === 0xff) || (buf[0] === 0 && buf[1] !== 0) ? 'utf-16be' : 'utf-16le';
+  try {
+    return new TextDecoder(label).decode(buf);
+  } catch {
+    return null;
+  }
 }
 
 /**

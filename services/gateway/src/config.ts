@@ -7,8 +7,10 @@ export interface GatewayConfig {
   replyTimeoutMs: number;
   /** Largest request body (D11: default 32 MiB, more -> 413). */
   bodyLimitBytes: number;
-  /** Bytes of requests in flight before answering 429 (D13). */
+  /** Body bytes received by requests in flight before answering 429 (D13); one connection holds at most a quarter. */
   maxInflightBytes: number;
+  /** How long a request body may take to arrive before it is cut with 408 (BODY_TIMEOUT, issue 12). */
+  bodyTimeoutMs: number;
   /** Commands waiting for the projector before answering 429 (D13). */
   maxConsumerLag: number;
   /** IANA zone of the business day (D16: daily snapshot dates). */
@@ -21,6 +23,7 @@ export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cron
   replyTimeoutMs: 15000,
   bodyLimitBytes: 32 * 1024 * 1024,
   maxInflightBytes: 512 * 1024 * 1024,
+  bodyTimeoutMs: 60_000,
   maxConsumerLag: 100_000,
   businessTimezone: 'Asia/Tokyo',
   resultRetentionMs: 7 * 86_400_000,

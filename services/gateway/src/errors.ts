@@ -30,6 +30,12 @@ export const tooManyRequests = (error: string, retryAfterSeconds: number): ApiEr
 export const unavailable = (error: string, retryAfterSeconds: number): ApiError =>
   new ApiError(503, { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
 
+/**
+ * Issue 12: on every answer of the API (JSON, the text 401, Node's parser errors): no content
+ * sniffing of what echoes client input, and no cache keeps an answer about a client's data.
+ */
+export const SAFE_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;
+
 export function sendError(res: Response, err: ApiError): void {
   res.set(err.headers);
   if (typeof err.body === 'string') res.status(err.status).type('text/plain').send(err.body);

@@ -178,13 +178,14 @@ describe('issue 12 (5): a declared size over the limit is refused at once; authe
     }
   });
 
-  it('while a slow client holds the in-flight budget: an unauthenticated request gets 401, never 429; an authenticated one gets 429 with Retry-After (D13)', async () => {
+  it('while slow clients hold the in-flight budget: an unauthenticated request gets 401, never 429; an authenticated one gets 429 with Retry-After (D13)', async () => {
     const gw = await start(config);
-    // Declares 900 of the 1,000 in-flight bytes and sends only part of its body.
-    const slow = rawRequest(gw.port, head(gw.port, 900), '{"shop":"a.example",');
+    // The budget counts bytes received, and one connection holds at most a quarter of it: four
+    // connections each send 240 of their declared 250 bytes and stop, 960 of the 1,000 bytes.
+    const slow = Array.from({ length: 4 }, () => rawRequest(gw.port, head(gw.port, 250), `{"shop":"a.example","products":[],"x":"${'x'.repeat(240 - 40)}`));
     try {
-      await new Promise((r) => setTimeout(r, 100));
-      const body = JSON.stringify({ ...products, products: [{ barcode: 'B'.repeat(120), product_name: 'N'.repeat(200) }] });
+      await new Promise((r) => setTimeout(r, 200));
+      const body = JSON.stringify({ ...products, products: [{ barcode: 'B'.repeat(60), product_name: 'N'.repeat(60) }] });
       expect(body.length).toBeGreaterThan(100);
       const anonymous = await call(`${gw.url}/api/ingest/products`, { method: 'POST', body });
       expect(anonymous.status).toBe(401);
@@ -195,7 +196,7 @@ describe('issue 12 (5): a declared size over the limit is refused at once; authe
       expect(authed.headers.get('retry-after')).toBe('1');
       expect(authed.json).toEqual({ ok: false, error: 'too many requests in flight; retry later' });
     } finally {
-      slow.destroy();
+      for (const s of slow) s.destroy();
     }
   });
 });

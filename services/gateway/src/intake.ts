@@ -1,21 +1,41 @@
 import type { RequestHandler } from 'express';
 import { parseJsonObject } from './body.ts';
+import { cutRequest } from './cut.ts';
 import { ApiError } from './errors.ts';
 
-/** What every write route shares: one in-flight budget (D13) and the body limit (D11). */
+/** What every write route shares: one in-flight budget (D13), the body limit (D11) and the body deadline. */
 export interface Intake {
   admission: RequestHandler;
   bodyLimitBytes: number;
+  /** How long a body may take to arrive once its request is admitted (BODY_TIMEOUT, issue 12). */
+  bodyTimeoutMs: number;
 }
 
 /**
  * The front door of every write route, cheapest refusal first (issue 12): credentials and the
- * other header checks of `auth`, then the declared size, then the in-flight budget, then the body.
- * An unauthenticated or oversized request is answered without ever holding budget, so one hostile
- * connection cannot make everyone else's requests 429.
+ * other header checks of `auth`, then the declared size, then the body deadline and the in-flight
+ * budget, then the body. An unauthenticated or oversized request is answered without ever holding
+ * budget, so one hostile connection cannot make everyone else's requests 429.
  */
 export function intake(auth: RequestHandler, deps: Intake): RequestHandler[] {
-  return [auth, declaredSizeWithin(deps.bodyLimitBytes), deps.admission, ...parseJsonObject(deps.bodyLimitBytes)];
+  return [auth, declaredSizeWithin(deps.bodyLimitBytes), bodyDeadline(deps.bodyTimeoutMs), deps.admission, ...parseJsonObject(deps.bodyLimitBytes)];
+}
+
+/**
+ * A body that has not arrived within `ms` is cut with 408 (issue 12): a client trickling bytes
+ * holds a connection (and what it sent of the budget) for a bounded time only.
+ */
+export function bodyDeadline(ms: number): RequestHandler {
+  return (req, res, next) => {
+    const timer = setTimeout(() => {
+      if (!req.complete) cutRequest(req, res, new ApiError(408, { ok: false, error: 'request body timeout' }));
+    }, ms).unref();
+    const clear = (): void => clearTimeout(timer);
+    req.once('end', clear);
+    res.once('finish', clear);
+    res.once('close', clear);
+    next();
+  };
 }
 
 /**

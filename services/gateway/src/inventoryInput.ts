@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { parseInstant, type LocationRef } from '@ingest/domain';
+import { BUSINESS_TIME, inBusinessTime, parseInstant, type LocationRef } from '@ingest/domain';
 import { badRequest, unprocessable } from './errors.ts';
 
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
@@ -18,13 +18,17 @@ export function locationRefOf(body: { location_id?: string; location?: { identif
   throw badRequest('location_id or location required');
 }
 
-/** The effective time of an inventory write (D3: defaulted here); far future is refused (D15b). */
+/**
+ * The effective time of an inventory write (D3: defaulted here); far future is refused (D15b), and
+ * so is a time before the business range (issue 12), with the same 422.
+ */
 export function inventoryAsOf(value: string | undefined, now: Date): string {
   if (value === undefined) return now.toISOString();
   const at = parseInstant(value);
   if (at === null) throw badRequest('inventory_as_of must be a valid date-time');
   const t = Date.parse(at);
   if (t - now.getTime() > FUTURE_TOLERANCE_MS) throw unprocessable('invalid_payload', 'inventory_as_of is more than 5 minutes in the future');
+  if (!inBusinessTime(at)) throw unprocessable('invalid_payload', `inventory_as_of is before ${BUSINESS_TIME.from.replace('.000Z', 'Z')}`);
   return at;
 }
 

@@ -2,8 +2,9 @@ import type { Server } from 'node:http';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createListener, createPool, type Listener } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink, startLagMonitor } from '@ingest/kafka';
-import { ConfigError, isTimeZone, createRegistry, envInt, envList, envString, readCommonConfig, setFailpoints, type Logger, type Registry } from '@ingest/runtime';
+import { ConfigError, isTimeZone, createRegistry, envDuration, envInt, envList, envString, readCommonConfig, setFailpoints, type Logger, type Registry } from '@ingest/runtime';
 import { buildApp } from './app.ts';
+import { answerClientError } from './clientError.ts';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
 import { createReplyWaiter } from './replies.ts';
 
@@ -20,6 +21,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig & { por
     replyTimeoutMs: envInt(env, 'REPLY_TIMEOUT_MS', DEFAULT_GATEWAY_CONFIG.replyTimeoutMs, 1),
     bodyLimitBytes: envInt(env, 'BODY_LIMIT_BYTES', DEFAULT_GATEWAY_CONFIG.bodyLimitBytes, 1024),
     maxInflightBytes: envInt(env, 'MAX_INFLIGHT_BYTES', DEFAULT_GATEWAY_CONFIG.maxInflightBytes, 1024),
+    bodyTimeoutMs: envDuration(env, 'BODY_TIMEOUT', `${DEFAULT_GATEWAY_CONFIG.bodyTimeoutMs}ms`, 100),
     maxConsumerLag: envInt(env, 'MAX_CONSUMER_LAG', DEFAULT_GATEWAY_CONFIG.maxConsumerLag, 1),
     businessTimezone: businessTimezone(env),
     port: envInt(env, 'PORT', 8080, 0),
@@ -84,6 +86,8 @@ export async function runGateway(
   });
   // Slow max-size uploads must not be cut off; keep-alive slightly above common LB idle timeouts.
   server.requestTimeout = 120_000;
+  // Node's parser errors (bad headers or chunking) in the spec's JSON shape, not bare text (issue 12).
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

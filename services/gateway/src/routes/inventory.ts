@@ -4,6 +4,8 @@ import { QTY_FIELDS, type LevelsLine, type QtyField } from '@ingest/domain';
 import { requireIngestSecret } from '../auth.ts';
 import { badRequest, unprocessable } from '../errors.ts';
 import { intake, type Intake } from '../intake.ts';
+import { inexactNumbersOf } from '../body.ts';
+import { formatPath, inexactMessage } from '../exactNumbers.ts';
 import { businessDate, inventoryAsOf, locationRefOf, payloadHash } from '../inventoryInput.ts';
 import { submitCommand, type SubmitDeps } from '../submit.ts';
 
@@ -36,6 +38,9 @@ export function inventoryRoutes(deps: SubmitDeps & Intake & { schemas: SchemaReg
     if (!body.ok) throw badRequest(body.failure.message);
     const checked = lines(body.value)({ lines: body.value.lines });
     if (!checked.ok) throw unprocessable('invalid_payload', checked.failure.message);
+    // Issue 12: a quantity JSON parsing rounded (999999999999.99999999 reads as 1e12) is refused, never stored rounded.
+    const rounded = inexactNumbersOf(req)[0];
+    if (rounded) throw unprocessable('invalid_payload', inexactMessage(formatPath(rounded.path), rounded));
     return body.value;
   };
 

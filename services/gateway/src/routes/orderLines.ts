@@ -1,9 +1,12 @@
 import { Router, type Request, type Response } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
+import { BUSINESS_TIME, inBusinessTime, parseInstant, type RowProblem } from '@ingest/domain';
 import { requireIngestSecret } from '../auth.ts';
 import { badRequest } from '../errors.ts';
 import { intake, type Intake } from '../intake.ts';
 import { submitCommand, type SubmitDeps } from '../submit.ts';
+import { inexactNumbersOf } from '../body.ts';
+import { inexactMessage, type InexactNumber } from '../exactNumbers.ts';
 
 interface OrderLinesBody {
   shop: string;
@@ -43,8 +46,47 @@ export function orderLineRoutes(deps: SubmitDeps & Intake & { schemas: SchemaReg
         changed_by_user_id: v.changed_by_user_id?.toLowerCase() ?? null,
         // D27: the decider rejects a row with a field the spec does not define (code unknown_field).
         unknown_fields: 'reject',
+        ...rowProblems(v.rows, inexactNumbersOf(req)),
       },
     });
   });
   return router;
+}
+
+const NUMBER_FIELDS: ReadonlySet<string> = new Set([
+  'line_instance_no',
+  'gross_amount_taxincl',
+  'discount_amount_taxincl',
+  'net_amount_taxincl',
+  'net_amount_taxexcl',
+  'tax_amount',
+  'tax_rate',
+  'refund_amount',
+]);
+const TIME_FIELDS = ['ordered_at', 'refunded_at'] as const;
+const RANGE = `on or after ${BUSINESS_TIME.from.replace('.000Z', 'Z')} and before ${BUSINESS_TIME.until.replace('.000Z', 'Z')}`;
+
+/**
+ * Issue 12: what makes a row unstorable that only the gateway sees (a number JSON parsing rounded)
+ * or that came after the rows' rules (times outside the business range), as D20 row problems
+ * carried in the command: the decider rejects those rows and lists them, and replays stay as they were.
+ */
+function rowProblems(rows: unknown[], inexact: InexactNumber[]): { row_problems?: RowProblem[] } {
+  const problems: RowProblem[] = [];
+  for (const n of inexact) {
+    const [top, index, field] = n.path;
+    if (top === 'rows' && typeof index === 'number' && typeof field === 'string' && n.path.length === 3 && NUMBER_FIELDS.has(field))
+      problems.push({ row_index: index, field, code: 'invalid_value', message: inexactMessage(field, n) });
+  }
+  rows.forEach((raw, i) => {
+    if (raw === null || typeof raw !== 'object') return;
+    for (const field of TIME_FIELDS) {
+      const v = (raw as Record<string, unknown>)[field];
+      // A malformed time is the decider's invalid_value already; only well-formed ones are ranged here.
+      const at = typeof v === 'string' ? parseInstant(v) : null;
+      if (at !== null && !inBusinessTime(at)) problems.push({ row_index: i, field, code: 'invalid_value', message: `${field} must be ${RANGE}` });
+    }
+  });
+  problems.sort((a, b) => a.row_index - b.row_index);
+  return problems.length ? { row_problems: problems } : {};
 }

@@ -4,6 +4,8 @@ import { requireCronSecret, requireIngestSecret } from '../auth.ts';
 import { badRequest } from '../errors.ts';
 import { submitCommand, type SubmitDeps } from '../submit.ts';
 import { intake, type Intake } from '../intake.ts';
+import { inexactNumbersOf } from '../body.ts';
+import { formatPath, inexactMessage, type InexactNumber } from '../exactNumbers.ts';
 
 type Item = { product: ProductInput } | { rejected: { barcode: string; error: string } };
 
@@ -18,8 +20,11 @@ export function productRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegis
   const ingestBody = deps.schemas.validator<{ shop: string; products: unknown[] }>('http/products-ingest.request.json');
   const product = deps.schemas.validator<ProductInput>('http/product.json');
 
-  const toItems = (products: unknown[]): Item[] =>
-    products.map((raw) => {
+  const toItems = (products: unknown[], inexact: InexactNumber[]): Item[] => {
+    // Issue 12: a number JSON parsing rounded is that item's error, like any other bad value.
+    const rounded = new Map<number, InexactNumber>();
+    for (const n of inexact) if (n.path[0] === 'products' && typeof n.path[1] === 'number' && !rounded.has(n.path[1])) rounded.set(n.path[1], n);
+    return products.map((raw, i) => {
       const obj = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
       const b = obj?.['barcode'];
       const barcode = typeof b === 'string' ? b : typeof b === 'number' || typeof b === 'boolean' ? String(b) : '';
@@ -28,17 +33,22 @@ export function productRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegis
       const missing = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
       if (missing(obj['barcode']) || missing(obj['product_name'])) return { rejected: { barcode, error: REQUIRED_TEXT } };
       const r = product(obj);
+      const n = rounded.get(i);
+      const field = n ? formatPath(n.path.slice(2)) : '';
+      // Also when the validator refused the value it was made into (1e400 -> Infinity).
+      if (n && (r.ok || r.failure.path === field)) return { rejected: { barcode, error: inexactMessage(field, n) } };
       if (r.ok) return { product: r.value };
       // D27: the item keeps the spec's `{barcode, error}` shape (D7); the code leads the text.
       if (r.failure.keyword === 'unknown_field') return { rejected: { barcode, error: `${UNKNOWN_FIELD}: ${r.failure.message}` } };
       return { rejected: { barcode, error: r.failure.message } };
     });
+  };
 
   router.post('/api/products/bulk-upsert', ...intake(requireCronSecret(deps.cronSecrets), deps), async (req, res) => {
     const body = bulkBody(req.body);
     if (!body.ok) throw badRequest(body.failure.message);
     const shop = res.locals['shop'] as string;
-    await submitCommand(deps, req, res, { kind: 'products.upsert', shop, payload: { response: 'bulk_upsert', items: toItems(body.value.products) } });
+    await submitCommand(deps, req, res, { kind: 'products.upsert', shop, payload: { response: 'bulk_upsert', items: toItems(body.value.products, inexactNumbersOf(req)) } });
   });
 
   router.post('/api/ingest/products', ...intake(requireIngestSecret(deps.ingestSecrets), deps), async (req, res) => {
@@ -47,7 +57,7 @@ export function productRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegis
     await submitCommand(deps, req, res, {
       kind: 'products.upsert',
       shop: body.value.shop,
-      payload: { response: 'ingest', items: toItems(body.value.products) },
+      payload: { response: 'ingest', items: toItems(body.value.products, inexactNumbersOf(req)) },
     });
   });
 
