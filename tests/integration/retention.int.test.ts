@@ -67,6 +67,9 @@ describe('bounded state (issue 11)', () => {
     const groupId = `test-${p.id}-reset-${randomUUID().slice(0, 6)}`;
     const fresh = await runProjector({ ...p.env, PROJECTOR_GROUP_ID: groupId }, silentLogger());
     try {
+      // Finding 6: not ready before it has joined its group; ready once it has.
+      expect((await fresh.readiness()).consumer).toBe(false);
+      await waitFor(async () => Object.values(await fresh.readiness()).every(Boolean), 30_000, 'the new projector ready');
       await waitFor(() => committedEverywhere(groupId), 30_000, 'the new group at the end of the log');
       expect(await count('SELECT count(*)::int AS n FROM public.product_update_logs WHERE shop = $1', [shop])).toBe(logsBefore);
       expect((await p.db.query(`SELECT barcode, xmin::text FROM public.products WHERE shop = $1 ORDER BY barcode`, [shop])).rows).toEqual(xminBefore);
