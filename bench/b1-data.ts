@@ -9,7 +9,7 @@ import { say, uuidv7 } from './lib/util.ts';
 
 export const SHOP = 'bench-big.myshop.example';
 export const TOPICS: TopicNames = { commands: 'bench.b1.commands', audit: 'bench.b1.audit', stockZero: 'bench.b1.stock-zero', stockRestored: 'bench.b1.stock-restored' };
-const BIG_TABLES = new Set(['products', 'inventory_levels', 'order_line_master', 'inventory_update_logs', 'order_line_master_update_logs', 'inventory_daily_snapshots']);
+export const BIG_TABLES = new Set(['products', 'inventory_levels', 'order_line_master', 'inventory_update_logs', 'order_line_master_update_logs', 'inventory_daily_snapshots']);
 
 export interface B1Settings {
   products: number;

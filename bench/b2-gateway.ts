@@ -1,13 +1,13 @@
 // B2 gateway: max-size snapshot bodies through buildApp with stub ports (no Kafka, the reply at once)
 // against a bare node:http handler that only reads and JSON.parses the body. The server runs in a
 // forked process that measures its own event-loop delay; the load comes from this process.
-import { fork, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { summarizeProfile, type ProfileSummary } from './lib/cpuProfile.ts';
+import { ServerProcess } from './lib/serverProcess.ts';
 import { median, percentile, round, say, uuidv7 } from './lib/util.ts';
 
 const INGEST_SECRET = 'bench-ingest-secret';
@@ -108,42 +108,12 @@ async function load(port: number, body: Buffer, concurrency: number, limit: { se
   };
 }
 
-class ServerProcess {
-  private readonly child: ChildProcess;
-  readonly port: number;
-
-  private constructor(child: ChildProcess, port: number) {
-    this.child = child;
-    this.port = port;
-  }
-
-  static async start(mode: Mode, env: NodeJS.ProcessEnv, execArgv: string[] = []): Promise<ServerProcess> {
-    const child = fork(fileURLToPath(new URL('./b2-server.ts', import.meta.url)), [mode], { env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const port = await new Promise<number>((resolve, reject) => {
-      child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? resolve(m.port) : reject(new Error('unexpected message'))));
-      child.once('exit', (code) => reject(new Error(`b2 server (${mode}) exited with ${code}`)));
-    });
-    return new ServerProcess(child, port);
-  }
-
-  ask<T>(type: string): Promise<T> {
-    return new Promise((resolve) => {
-      this.child.once('message', (m: T) => resolve(m));
-      this.child.send({ type });
-    });
-  }
-
-  async stop(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.send({ type: 'stop' });
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
-}
+/** The B2 server (b2-server.ts) in its own process. */
+const startServer = (mode: Mode, env: NodeJS.ProcessEnv, execArgv: string[] = []) =>
+  ServerProcess.start(fileURLToPath(new URL('./b2-server.ts', import.meta.url)), [mode], env, execArgv);
 
 async function measureMode(mode: Mode, s: B2Settings, body: Buffer, env: NodeJS.ProcessEnv): Promise<{ single: LoadResult; concurrent: LoadResult }> {
-  const server = await ServerProcess.start(mode, env);
+  const server = await startServer(mode, env);
   try {
     await load(server.port, body, s.concurrency, { count: s.warmup_requests });
     const single = await load(server.port, body, 1, { seconds: s.single_seconds });
@@ -166,7 +136,7 @@ async function measureMode(mode: Mode, s: B2Settings, body: Buffer, env: NodeJS.
 async function profileGateway(s: B2Settings, body: Buffer, env: NodeJS.ProcessEnv): Promise<ProfileSummary> {
   const dir = mkdtempSync(join(tmpdir(), 'ingest-bench-prof-'));
   try {
-    const server = await ServerProcess.start('gateway', env, ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '500']);
+    const server = await startServer('gateway', env, ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '500']);
     try {
       await load(server.port, body, s.concurrency, { count: s.warmup_requests });
       await load(server.port, body, s.concurrency, { seconds: s.profile_seconds });

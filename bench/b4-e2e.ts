@@ -9,7 +9,7 @@ import { createBenchDatabase } from './lib/db.ts';
 import { percentile, round, say, sleep } from './lib/util.ts';
 
 export interface B4Settings {
-  /** Fractions of the bare-upsert capacity to offer. */
+  /** Fractions of the capacity (B6: the pipeline's own saturation throughput) to offer. */
   fractions: number[];
   seconds_per_rate: number;
   lines_per_request: number;
@@ -60,7 +60,7 @@ export interface B4Result {
   b1_projector_ms_scaled: number | null;
   rates: B4Rate[];
   ratio_sustained: number;
-  /** Best sustained lines/s of any rate, passing or not, over the bare upsert (what the pipeline drained at most). */
+  /** Best sustained lines/s of any rate, passing or not, over the capacity (what the pipeline drained at most). */
   ratio_best_sustained_any: number;
   highest_passing_fraction: number | null;
   p99_ms_at_half: number | null;

@@ -1,6 +1,7 @@
 // Command envelopes exactly as the gateway builds them (services/gateway/src/submit.ts and routes/*):
 // command_id UUIDv7, kind, shop, received_at, source.endpoint, the kind's meta fields, payload.
 import type {
+  DailySnapshotCommand,
   InventoryAvailableCommand,
   InventoryLevelsCommand,
   InventorySnapshotCommand,
@@ -22,18 +23,32 @@ function meta(endpoint: string) {
   return { command_id: uuidv7(at.getTime()), received_at: at.toISOString(), source: { endpoint } };
 }
 
-export function snapshotCommand(shop: string, locationId: string, lines: SnapshotLine[]): InventorySnapshotCommand {
+/** A snapshot as the gateway builds it; `inventoryAsOf` (default: received_at) may be earlier, as a client may send it (D15b). */
+export function snapshotCommand(
+  shop: string,
+  locationId: string,
+  lines: SnapshotLine[],
+  opts: { inventoryAsOf?: string; idempotencyKey?: string } = {},
+): InventorySnapshotCommand {
   const m = meta('/api/ingest/inventory-snapshot');
   const location = { location_id: locationId };
+  const asOf = opts.inventoryAsOf ?? m.received_at;
   return {
     ...m,
     kind: 'inventory.snapshot',
     shop,
     source_system: 'bench-wms',
-    inventory_as_of: m.received_at,
+    inventory_as_of: asOf,
+    ...(opts.idempotencyKey ? { idempotency_key: opts.idempotencyKey } : {}),
     payload_hash: payloadHash({ location, lines }),
-    payload: { location, snapshot_date: businessDate(m.received_at, BUSINESS_TIMEZONE), lines },
+    payload: { location, snapshot_date: businessDate(asOf, BUSINESS_TIMEZONE), lines },
   };
+}
+
+/** The daily job's command (D16), as services/projector/src/dailyScheduler.ts appends it. */
+export function dailySnapshotCommand(shop: string, snapshotDate: string): DailySnapshotCommand {
+  const at = nextInstant();
+  return { command_id: uuidv7(at.getTime()), kind: 'inventory.daily_snapshot', shop, received_at: at.toISOString(), source: { endpoint: 'scheduler' }, payload: { snapshot_date: snapshotDate } };
 }
 
 export function availableDeltaCommand(shop: string, locationId: string, lines: Array<{ barcode: string; available_delta: number }>): InventoryAvailableCommand {

@@ -22,6 +22,23 @@ export async function createBenchDatabase(name: string): Promise<string> {
   return createDatabaseFromTemplate(ADMIN_URL, name, TEMPLATE_DB);
 }
 
+/**
+ * A copy of a bench database (CREATE DATABASE … STRATEGY FILE_COPY: a checkpoint and a file copy,
+ * not gigabytes of WAL). The source must have no open sessions.
+ */
+export async function cloneBenchDatabase(name: string, from: string): Promise<string> {
+  if (!name.startsWith('ingest_bench_') || !from.startsWith('ingest_bench_')) throw new Error(`bench databases are named ingest_bench_*: ${name}, ${from}`);
+  made.add(name);
+  await dropDatabase(ADMIN_URL, name);
+  const c = createPool({ connectionString: ADMIN_URL, max: 1, applicationName: 'ingest-bench' });
+  try {
+    await c.query(`CREATE DATABASE ${name} TEMPLATE ${from} STRATEGY = FILE_COPY`);
+  } finally {
+    await c.end();
+  }
+  return withDatabase(ADMIN_URL, name);
+}
+
 /** Drops every database this run made, and any left by an earlier run that was cut short. */
 export async function dropBenchDatabases(): Promise<string[]> {
   const c = createPool({ connectionString: ADMIN_URL, max: 1, applicationName: 'ingest-bench' });
@@ -62,6 +79,7 @@ export function phaseOf(sql: string): { phase: string; load: boolean } {
   const s = sql.replace(/\s+/g, ' ').trim();
   if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/i.test(s)) return { phase: s.split(' ')[0]!.toLowerCase(), load: false };
   if (s.includes('pg_advisory_xact_lock')) return { phase: 'lock_shop', load: false };
+  if (s.startsWith('/* floor */')) return { phase: 'floor_statement', load: false };
   if (s.startsWith('SELECT')) return { phase: 'load', load: true };
   // The projection names its tables without a schema (search_path, D26); runtime tables are qualified.
   if (/INTO (agent_runtime\.)?processed_commands/.test(s)) return { phase: 'claim', load: false };
@@ -70,6 +88,7 @@ export function phaseOf(sql: string): { phase: string; load: boolean } {
   if (s.includes('agent_runtime.outbox')) return { phase: 'outbox', load: false };
   if (s.includes('agent_runtime.command_results')) return { phase: 'result', load: false };
   if (/INSERT INTO (sot\.)?inventory_levels|INSERT INTO (public\.)?order_line_master /.test(s)) return { phase: 'upsert', load: false };
+  if (/^UPDATE (sot\.)?inventory_levels/.test(s)) return { phase: 'stamp', load: false };
   return { phase: 'other_sql', load: false };
 }
 

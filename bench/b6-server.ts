@@ -1,0 +1,100 @@
+// B6 server process (forked by b6-e2e.ts), one of:
+// - pipeline: the project as `npm start` runs it (runProjector + runGateway in one process, one
+//   LISTEN connection): HTTP -> gateway -> Kafka -> projector (with its relay) -> PostgreSQL -> reply.
+// - peer: the same gateway app (buildApp) whose CommandLog applies the command at once with the
+//   projector's applyCommand, in one transaction with its outbox rows and stored result, and whose
+//   ReplyWaiter hands that result back; no Kafka in the request path. The project's relay runs
+//   here too, so both publish the same events.
+import type { Server } from 'node:http';
+import { SchemaRegistry } from '@ingest/contracts';
+import { createListener, createPool, withTransaction } from '@ingest/db';
+import type { Command } from '@ingest/domain';
+import { buildApp, DEFAULT_GATEWAY_CONFIG, runGateway, type ReplyWaiter } from '@ingest/gateway';
+import { createKafka, createMessageSink, type CommandLog } from '@ingest/kafka';
+import { runProjector, startRelay } from '@ingest/projector';
+import { createRegistry, readCommonConfig, silentLogger } from '@ingest/runtime';
+import { applyCommand } from '../services/projector/src/applyCommand.ts';
+import { serveBench } from './lib/serverProcess.ts';
+
+type StoredReply = Awaited<ReturnType<ReturnType<ReplyWaiter['register']>['wait']>>;
+
+const mode = process.argv[2];
+const env = process.env;
+const log = silentLogger();
+const common = readCommonConfig(env);
+const role = common.dbRole || undefined;
+
+if (mode === 'pipeline') {
+  const registry = createRegistry();
+  const listener = createListener({ connectionString: common.databaseUrl, role, log });
+  const projector = await runProjector(env, log, { registry, listener });
+  const gateway = await runGateway(env, log, { registry, listener });
+  await serveBench(gateway.port, async () => {
+    await gateway.stop();
+    await projector.stop();
+    await listener.close();
+  });
+} else if (mode === 'peer') {
+  const registry = createRegistry();
+  const listener = createListener({ connectionString: common.databaseUrl, role, log });
+  // As many connections as the pipeline's gateway and projector pools (10 each).
+  const requests = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-bench-peer-gateway' });
+  const writes = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-bench-peer-apply' });
+  const sink = await createMessageSink(createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-bench-peer' }));
+  const relay = await startRelay({ pool: writes, connectionString: common.databaseUrl, role, listener, sink, log, registry, fenceMs: 0 });
+  const replies = new Map<string, NonNullable<StoredReply>>();
+  let offset = 0;
+  // The direct-write design: the command is applied inside the request, exactly-once bookkeeping included (D4).
+  const commandLog: CommandLog = {
+    appendCommand: async (envelope) => {
+      const c = envelope as unknown as Command;
+      const at = { topic: 'peer', partition: 0, offset: String(offset++) };
+      const reply = await withTransaction(writes, async (tx) => {
+        if ((await applyCommand(tx, c, at, { sideEffects: { topics: common.topics } })) !== 'applied') throw new Error(`${c.command_id} was not applied`);
+        const { rows } = await tx.query<{ status_code: number; body: Record<string, unknown> }>(
+          'SELECT status_code, body FROM agent_runtime.command_results WHERE command_id = $1',
+          [c.command_id],
+        );
+        return rows[0]!;
+      });
+      replies.set(c.command_id, { status: reply.status_code, body: reply.body, shop: c.shop, parked: false });
+    },
+  };
+  const instant: ReplyWaiter = {
+    register: (id) => ({
+      wait: async () => {
+        const r = replies.get(id) ?? null;
+        replies.delete(id);
+        return r;
+      },
+      cancel: () => void replies.delete(id),
+    }),
+    close: async () => {},
+  };
+  const app = buildApp({
+    config: { ...DEFAULT_GATEWAY_CONFIG, ingestSecrets: (env['INGEST_SECRET'] ?? '').split(','), cronSecrets: [] },
+    schemas: new SchemaRegistry(),
+    commandLog,
+    replies: instant,
+    pool: requests,
+    log,
+    registry,
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  server.keepAliveTimeout = 65_000;
+  const a = server.address();
+  await serveBench(typeof a === 'object' && a ? a.port : 0, async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    await relay.stop();
+    await sink.close();
+    await listener.close();
+    await Promise.all([requests.end(), writes.end()]);
+  });
+} else {
+  throw new Error(`unknown B6 server mode ${String(mode)}`);
+}
