@@ -100,3 +100,6 @@ export function hasCommand(cmd: string, args: string[]): boolean {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
   return r.status === 0;
 }
+
+/** The checks that need kubectl and promtool run only under `npm run check:deploy`. */
+export const TOOL_CHECKS = process.env['DEPLOY_TOOL_CHECKS'] === '1';
