@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '@ingest/devstack';
 import { finish, makeCtx, type Result, type Suite } from './harness.ts';
 import { migrateTemplate, startOwnBroker } from './infra.ts';
-import { SCENARIOS } from './scenarios.ts';
+import { SCENARIOS } from './scenarios/index.ts';
 
 const say = (m: string) => process.stderr.write(`[faults] ${m}\n`);
 const runId = new Date().toISOString().replace(/[:.]/g, '-');
