@@ -50,9 +50,9 @@ export interface B6Point {
   non_200: number;
   server_cpu_ms_per_request: number;
   event_loop_p99_ms: number;
-  /** Outbox rows the relay had not published when the point ended, and how long it then took. */
+  /** Outbox rows the relay had not published when the point ended, and how long it then took (null: not within the drain timeout). */
   outbox_pending_at_end: number;
-  outbox_drain_seconds: number;
+  outbox_drain_seconds: number | null;
   /** Pipeline only: commands per projector transaction (group commit) and projector seconds per command, from its metrics. */
   projector?: { commands_per_transaction: number | null; transactions: number; apply_ms_per_command: number | null };
 }
@@ -68,6 +68,8 @@ export interface B6Result {
   single_shop_lines_per_s: number | null;
   peer_single_shop_lines_per_s: number | null;
   nothing_lost: boolean;
+  /** Set when a relay did not publish its outbox within the drain timeout: the points after it were not run. */
+  relay_stalled: string | null;
 }
 
 const SECRET = 'bench-ingest-secret';
@@ -172,7 +174,6 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
       await call('peer', '/api/admin/locations', { shop: c.shop, locations: c.locations.map((location_id, k) => ({ location_id, name: `B6-${k}` })) });
       for (const d of DESIGNS) await call(d, '/api/ingest/products', products);
     }
-    setupAgent.destroy();
     say(`B6: shops ${chosen.map((c) => `${c.shop} (partition ${c.partition})`).join(', ')}; ${s.clients} locations each, ${s.lines_per_request} products`);
 
     // Bodies: every request changes every line of its location (values move with the location's own
@@ -188,6 +189,40 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
       sent.set(key, n);
       return `{"shop":${JSON.stringify(t.shop)},"source_system":"bench-wms","location_id":"${t.location}","lines":${linesJson[t.shopIndex]![n % VARIANTS]!}}`;
     };
+    const count = async (d: Design, sql: string) => (await db(d).query<{ n: number }>(sql)).rows[0]!.n;
+    const results = (d: Design) => count(d, `SELECT count(*)::int AS n FROM agent_runtime.command_results WHERE kind = 'inventory.snapshot'`);
+    const pending = (d: Design) => count(d, 'SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL');
+    const relay: { stalled: string | null } = { stalled: null };
+    /** Waits until the design's relay has published every outbox row; null (and `relay.stalled` set) when it does not in time. */
+    const drain = async (d: Design): Promise<number | null> => {
+      const t0 = performance.now();
+      while ((await pending(d)) > 0) {
+        if (performance.now() - t0 > s.drain_timeout_s * 1000) {
+          relay.stalled ??= `${d}: the relay left ${await pending(d)} outbox rows unpublished for ${s.drain_timeout_s} s`;
+          return null;
+        }
+        await sleep(200);
+      }
+      return (performance.now() - t0) / 1000;
+    };
+
+    // Every location gets its levels first, one snapshot at a time: a snapshot that creates levels
+    // emits no stock event, so a burst of them leaves a run of audit-batch outbox rows that one relay
+    // round would publish together (20 rows x 1,000 records; see the README's B6 notes).
+    for (const d of DESIGNS) {
+      const t0 = performance.now();
+      for (const [i, c] of chosen.entries()) {
+        for (const [k, location] of c.locations.entries()) {
+          const r = await post(setupAgent, server(d).port, SNAPSHOT, bodyOf({ shop: c.shop, shopIndex: i, location }));
+          if (r.status !== 200) throw new Error(`B6 ${d}: seeding snapshot answered ${r.status}: ${r.text.slice(0, 300)}`);
+          if (k % 8 === 7 && (await drain(d)) === null) throw new Error(`B6 ${d} while seeding: ${relay.stalled}`);
+        }
+        if ((await drain(d)) === null) throw new Error(`B6 ${d} while seeding: ${relay.stalled}`);
+      }
+      say(`B6: ${d}: ${chosen.length * s.clients} locations seeded in ${round((performance.now() - t0) / 1000, 1)} s`);
+    }
+    setupAgent.destroy();
+
     const targets = (shops: number): Target[] =>
       Array.from({ length: s.clients }, (_, c) => ({ shop: chosen[c % shops]!.shop, shopIndex: c % shops, location: chosen[c % shops]!.locations[Math.floor(c / shops)]! }));
 
@@ -227,23 +262,13 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
       return out;
     };
 
-    const count = async (d: Design, sql: string) => (await db(d).query<{ n: number }>(sql)).rows[0]!.n;
-    const results = (d: Design) => count(d, `SELECT count(*)::int AS n FROM agent_runtime.command_results WHERE kind = 'inventory.snapshot'`);
-    const pending = (d: Design) => count(d, 'SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL');
-    const drain = async (d: Design): Promise<number> => {
-      const t0 = performance.now();
-      while ((await pending(d)) > 0) {
-        if (performance.now() - t0 > s.drain_timeout_s * 1000) throw new Error(`B6 ${d}: the relay did not publish the outbox within ${s.drain_timeout_s} s`);
-        await sleep(200);
-      }
-      return (performance.now() - t0) / 1000;
-    };
     const metrics = async (d: Design) => (d === 'pipeline' ? (await fetch(`http://127.0.0.1:${server(d).port}/metrics`)).text() : '');
 
     const points: B6Point[] = [];
     const measurePoint = async (d: Design, shops: number, pass: number): Promise<B6Point> => {
       // No carry-over: both relays have published everything before this point starts.
       for (const other of DESIGNS) await drain(other);
+      if (relay.stalled) say(`B6: ${relay.stalled}; this point runs on a backlog`);
       const before = await results(d);
       let m0 = '';
       let m1 = '';
@@ -285,7 +310,7 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
         server_cpu_ms_per_request: round(stats.cpu_ms / Math.max(1, inWindow), 1),
         event_loop_p99_ms: stats.event_loop_delay_ms.p99,
         outbox_pending_at_end: left,
-        outbox_drain_seconds: round2(drainSeconds),
+        outbox_drain_seconds: drainSeconds === null ? null : round2(drainSeconds),
       };
       if (d === 'pipeline') {
         const [g0, g1] = [histogram(m0, 'projector_group_commands'), histogram(m1, 'projector_group_commands')];
@@ -311,7 +336,10 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
       for (const [j, shops] of s.shop_counts.entries()) {
         // ABBA: the design that goes first alternates.
         const order: readonly Design[] = (pass + j) % 2 === 1 ? DESIGNS : [...DESIGNS].reverse();
-        for (const d of order) points.push(await measurePoint(d, Math.min(shops, chosen.length), pass));
+        for (const d of order) {
+          if (relay.stalled) break;
+          points.push(await measurePoint(d, Math.min(shops, chosen.length), pass));
+        }
       }
     }
 
@@ -319,12 +347,14 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
       DESIGNS.map((d) => [d, Object.fromEntries(s.shop_counts.map((n) => [String(n), median(points.filter((p) => p.design === d && p.shops === Math.min(n, chosen.length)).map((p) => p.lines_per_s))]))]),
     ) as Record<Design, Record<string, number>>;
     const ratio = (n: string) => (lines.pipeline[n] && lines.peer[n] ? round(lines.pipeline[n] / lines.peer[n], 3) : null);
+    if (relay.stalled) say(`B6 stopped: ${relay.stalled}`);
     return {
       ratio_1_shop: ratio('1'),
       ratio_4_shops: ratio('4'),
       single_shop_lines_per_s: lines.pipeline['1'] ?? null,
       peer_single_shop_lines_per_s: lines.peer['1'] ?? null,
       nothing_lost: points.every((p) => p.lost === 0 && p.non_200 === 0 && p.bad_replies === 0),
+      relay_stalled: relay.stalled,
       lines_per_s: lines,
       settings: s,
       shops: chosen.map((c) => ({ shop: c.shop, partition: c.partition })),

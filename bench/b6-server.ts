@@ -12,7 +12,7 @@ import type { Command } from '@ingest/domain';
 import { buildApp, DEFAULT_GATEWAY_CONFIG, runGateway, type ReplyWaiter } from '@ingest/gateway';
 import { createKafka, createMessageSink, type CommandLog } from '@ingest/kafka';
 import { runProjector, startRelay } from '@ingest/projector';
-import { createRegistry, readCommonConfig, silentLogger } from '@ingest/runtime';
+import { createLogger, createRegistry, readCommonConfig, silentLogger } from '@ingest/runtime';
 import { applyCommand } from '../services/projector/src/applyCommand.ts';
 import { serveBench } from './lib/serverProcess.ts';
 
@@ -20,7 +20,8 @@ type StoredReply = Awaited<ReturnType<ReturnType<ReplyWaiter['register']>['wait'
 
 const mode = process.argv[2];
 const env = process.env;
-const log = silentLogger();
+// BENCH_B6_LOG=warn (or info, debug) lets the server's own log through, on stderr.
+const log = env['BENCH_B6_LOG'] ? createLogger({ name: `bench-b6-${String(process.argv[2])}`, level: env['BENCH_B6_LOG'] }) : silentLogger();
 const common = readCommonConfig(env);
 const role = common.dbRole || undefined;
 

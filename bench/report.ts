@@ -205,9 +205,9 @@ export function renderMarkdown(r: Results): string {
     );
     for (const p of b.points)
       L.push(
-        `| ${p.design} | ${p.shops} | ${p.round} | ${p.requests} | ${fmt(p.lines_per_s)} | ${fmt(p.p50_ms)} | ${fmt(p.p95_ms)} | ${fmt(p.p99_ms)} | ${JSON.stringify(p.statuses)} | ${p.results_stored} | ${p.lost} | ${p.bad_replies} | ${fmt(p.server_cpu_ms_per_request)} | ${fmt(p.event_loop_p99_ms)} | ${p.outbox_pending_at_end} / ${fmt(p.outbox_drain_seconds)} | ${fmt(p.projector?.commands_per_transaction ?? undefined)} | ${fmt(p.projector?.apply_ms_per_command ?? undefined)} |`,
+        `| ${p.design} | ${p.shops} | ${p.round} | ${p.requests} | ${fmt(p.lines_per_s)} | ${fmt(p.p50_ms)} | ${fmt(p.p95_ms)} | ${fmt(p.p99_ms)} | ${JSON.stringify(p.statuses)} | ${p.results_stored} | ${p.lost} | ${p.bad_replies} | ${fmt(p.server_cpu_ms_per_request)} | ${fmt(p.event_loop_p99_ms)} | ${p.outbox_pending_at_end} / ${p.outbox_drain_seconds === null ? '**not drained**' : fmt(p.outbox_drain_seconds)} | ${fmt(p.projector?.commands_per_transaction ?? undefined)} | ${fmt(p.projector?.apply_ms_per_command ?? undefined)} |`,
       );
-    L.push('', `pipeline / peer: 1 shop ${fmt(b.ratio_1_shop ?? undefined)}, 4 shops ${fmt(b.ratio_4_shops ?? undefined)}; pipeline 1 shop ${fmt(b.single_shop_lines_per_s ?? undefined)} lines/s (peer ${fmt(b.peer_single_shop_lines_per_s ?? undefined)}); nothing lost: ${b.nothing_lost ? 'yes' : '**no**'}`, '');
+    L.push('', `pipeline / peer: 1 shop ${fmt(b.ratio_1_shop ?? undefined)}, 4 shops ${fmt(b.ratio_4_shops ?? undefined)}; pipeline 1 shop ${fmt(b.single_shop_lines_per_s ?? undefined)} lines/s (peer ${fmt(b.peer_single_shop_lines_per_s ?? undefined)}); nothing lost: ${b.nothing_lost ? 'yes' : '**no**'}${b.relay_stalled ? `; **relay stalled**: ${b.relay_stalled} (the points after it were not run)` : ''}`, '');
   }
   if (r.B4) {
     const b = r.B4;
