@@ -1,16 +1,25 @@
 /** A Kafka failure in our terms: a stable code and whether trying again may help. */
 export interface KafkaFailure {
-  code: 'kafka_unavailable' | 'kafka_timeout' | 'message_too_large' | 'topic_missing' | 'kafka_error';
+  /**
+   * kafka_timeout: not acknowledged in time and never handed to the broker (certainly not appended).
+   * kafka_unknown_outcome: handed to the broker, not acknowledged in time: it may still be appended;
+   * the error's `outcome` settles when the producer knows.
+   */
+  code: 'kafka_unavailable' | 'kafka_timeout' | 'kafka_unknown_outcome' | 'message_too_large' | 'topic_missing' | 'kafka_error';
   retriable: boolean;
   message: string;
 }
 
 export class KafkaPortError extends Error {
   readonly failure: KafkaFailure;
-  constructor(failure: KafkaFailure, options?: { cause?: unknown }) {
+  /** For kafka_unknown_outcome: resolves if the message was appended after all, rejects if it was not. */
+  readonly outcome: Promise<void> | undefined;
+  constructor(failure: KafkaFailure, options?: { cause?: unknown; outcome?: Promise<void> }) {
     super(failure.message, options);
     this.name = 'KafkaPortError';
     this.failure = failure;
+    this.outcome = options?.outcome;
+    this.outcome?.catch(() => {}); // observed by whoever cares; never an unhandled rejection
   }
 }
 

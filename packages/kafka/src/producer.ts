@@ -68,21 +68,44 @@ export async function createMessageSink(kafka: Kafka, opts: SinkOptions = {}): P
 
   const sendMany = (messages: OutgoingMessage[]): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new KafkaPortError({ code: 'kafka_timeout', retriable: true, message: `no ack within ${timeoutMs} ms` })),
-        timeoutMs,
-      );
-      queue.push({
+      // The batch's own result, whatever the caller was told meanwhile.
+      let settleFinal: { resolve: () => void; reject: (e: Error) => void } = { resolve: () => {}, reject: () => {} };
+      const final = new Promise<void>((res, rej) => (settleFinal = { resolve: res, reject: rej }));
+      final.catch(() => {});
+      let answered = false;
+      const entry: Pending = {
         messages,
         resolve: () => {
           clearTimeout(timer);
-          resolve();
+          settleFinal.resolve();
+          if (!answered) resolve();
+          answered = true;
         },
         reject: (e: Error) => {
           clearTimeout(timer);
-          reject(e);
+          settleFinal.reject(e);
+          if (!answered) reject(e);
+          answered = true;
         },
-      });
+      };
+      const timer = setTimeout(() => {
+        answered = true;
+        const waiting = queue.indexOf(entry);
+        if (waiting >= 0) {
+          // Never handed to the broker: taken out, so it is certainly not appended later.
+          queue.splice(waiting, 1);
+          reject(new KafkaPortError({ code: 'kafka_timeout', retriable: true, message: `no ack within ${timeoutMs} ms; not sent` }));
+          return;
+        }
+        // In flight: the broker may still append it (the idempotent producer retries). Say so.
+        reject(
+          new KafkaPortError(
+            { code: 'kafka_unknown_outcome', retriable: false, message: `no ack within ${timeoutMs} ms; sent, outcome unknown` },
+            { outcome: final },
+          ),
+        );
+      }, timeoutMs);
+      queue.push(entry);
       void flush();
     });
 

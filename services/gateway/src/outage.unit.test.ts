@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pool } from '@ingest/db';
+import { KafkaPortError } from '@ingest/kafka';
 import { TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from './testGateway.ts';
 
 // Issue 11, findings 1 and 2 at the HTTP edge: PostgreSQL unreachable is 503 with Retry-After, and
@@ -41,5 +42,48 @@ describe('while PostgreSQL is down', () => {
       body: '{"shop":',
     });
     expect(r.status).toBe(400);
+  });
+});
+
+describe('while Kafka does not acknowledge', () => {
+  const recordingPool = () => {
+    const statements: string[] = [];
+    const pool = { query: async (sql: string) => (statements.push(sql), { rows: [], rowCount: 1 }) } as unknown as Pool;
+    return { pool, statements };
+  };
+  const post = (url: string) =>
+    fetch(`${url}/api/ingest/products`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-ingest-secret': TEST_INGEST_SECRET },
+      body: JSON.stringify({ shop: 'a.example', products: [{ barcode: '1', product_name: 'x' }] }),
+    });
+
+  it('a command never handed to the broker is 503 with Retry-After and its request row is removed', async () => {
+    const { pool, statements } = recordingPool();
+    const commandLog = { appendCommand: async () => Promise.reject(new KafkaPortError({ code: 'kafka_timeout', retriable: true, message: 'not sent' })) };
+    gw = await startTestGateway({}, { pool, commandLog });
+    const r = await post(gw.url);
+    expect(r.status).toBe(503);
+    expect(r.headers.get('retry-after')).toBe('5');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(statements.some((s) => s.startsWith('DELETE FROM agent_runtime.command_requests'))).toBe(true);
+  });
+
+  it('a command handed to the broker without an ack is 202 (it may be appended: a retry could apply it twice); if it was not, its result says 503', async () => {
+    const { pool, statements } = recordingPool();
+    let fail: (e: Error) => void = () => {};
+    const outcome = new Promise<void>((_, reject) => (fail = reject));
+    const commandLog = {
+      appendCommand: async () => Promise.reject(new KafkaPortError({ code: 'kafka_unknown_outcome', retriable: false, message: 'sent, no ack' }, { outcome })),
+    };
+    gw = await startTestGateway({}, { pool, commandLog });
+    const r = await post(gw.url);
+    expect(r.status).toBe(202);
+    const body = (await r.json()) as { status: string; command_id: string };
+    expect(body.status).toBe('accepted');
+    expect(statements.some((s) => s.startsWith('DELETE'))).toBe(false);
+    fail(new Error('producer gave up'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(statements.some((s) => s.includes('INSERT INTO agent_runtime.command_results') && s.includes('503'))).toBe(true);
   });
 });

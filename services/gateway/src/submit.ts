@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
 import type { Pool } from '@ingest/db';
 import type { CommandKind } from '@ingest/domain';
-import { classifyKafkaError, type CommandLog } from '@ingest/kafka';
+import { classifyKafkaError, KafkaPortError, type CommandLog } from '@ingest/kafka';
 import { failpoint, type Logger } from '@ingest/runtime';
 import { ApiError, badRequest, unavailable } from './errors.ts';
 import type { GatewayMetrics } from './metrics.ts';
@@ -26,6 +26,17 @@ async function recordRequest(pool: Pool, command: { command_id: string; shop: st
     command.kind,
     command.received_at,
   ]);
+}
+
+/** The producer gave up on a command whose 202 was already given: its result tells the client to send it again. */
+async function recordNotAppended(pool: Pool, command: { command_id: string; shop: string; kind: string }): Promise<void> {
+  await pool.query(
+    `WITH r AS (
+       INSERT INTO agent_runtime.command_results (command_id, shop, kind, status_code, body)
+       VALUES ($1, $2, $3, 503, $4) ON CONFLICT (command_id) DO NOTHING RETURNING command_id)
+     SELECT pg_notify('command_results', $1::text) FROM r`,
+    [command.command_id, command.shop, command.kind, JSON.stringify({ ok: false, error: 'command log unavailable: the command was not appended; send it again' })],
+  );
 }
 
 async function forgetRequest(pool: Pool, commandId: string): Promise<void> {
@@ -68,27 +79,41 @@ export async function submitCommand(
 
   const pending = asyncWanted ? null : deps.replies.register(command.command_id);
   const produceStarted = performance.now();
+  let appended = true;
   try {
     await failpoint('gateway.before-append');
     await deps.commandLog.appendCommand(command);
   } catch (err) {
-    pending?.cancel();
-    // Not appended: the client is told to retry, so the row must not say "pending" for ever. Its id
-    // was never given out; if the delete fails too, retention removes it.
-    void forgetRequest(deps.pool, command.command_id).catch(() => {});
     // JSON.parse takes any depth, JSON.stringify overflows near 5,000 levels: that is the client's body.
-    if (err instanceof RangeError) throw badRequest('invalid JSON body: nested too deeply');
-    const failure = classifyKafkaError(err);
-    log.warn({ failure }, 'command not appended');
-    if (failure.code === 'message_too_large') throw new ApiError(413, { ok: false, error: 'request too large for the command log' });
-    throw unavailable('command log unavailable; retry later', 5);
+    const failure = err instanceof RangeError ? null : classifyKafkaError(err);
+    if (failure?.code === 'kafka_unknown_outcome' && err instanceof KafkaPortError && err.outcome) {
+      // Handed to the broker but not acknowledged: it may well be appended, so "retry" would risk
+      // applying it twice. The client gets 202 with its command id; if the producer finally gives
+      // up, the command's result says so (503), and GET /api/commands/{id} tells the client.
+      log.warn({ failure }, 'append outcome unknown: answered 202');
+      appended = false;
+      err.outcome.catch((final: unknown) => {
+        log.warn({ err: final }, 'command not appended after all: its result says so');
+        void recordNotAppended(deps.pool, command).catch((e: unknown) => log.error({ err: e }, 'could not record that the command was not appended'));
+      });
+    } else {
+      pending?.cancel();
+      // Not appended: the client is told to retry, so the row must not say "pending" for ever. Its id
+      // was never given out; if the delete fails too, retention removes it.
+      void forgetRequest(deps.pool, command.command_id).catch(() => {});
+      if (!failure) throw badRequest('invalid JSON body: nested too deeply');
+      log.warn({ failure }, 'command not appended');
+      if (failure.code === 'message_too_large') throw new ApiError(413, { ok: false, error: 'request too large for the command log' });
+      throw unavailable('command log unavailable; retry later', 5);
+    }
   } finally {
     deps.metrics.produce.observe((performance.now() - produceStarted) / 1000);
   }
   await failpoint('gateway.after-append-before-reply');
 
   const waitStarted = performance.now();
-  const reply = pending ? await pending.wait(deps.replyTimeoutMs) : null;
+  const reply = pending && appended ? await pending.wait(deps.replyTimeoutMs) : null;
+  if (!appended) pending?.cancel();
   if (reply?.parked) {
     deps.metrics.replyWait.observe({ outcome: 'parked' }, (performance.now() - waitStarted) / 1000);
     res.status(202).json(reply.body);

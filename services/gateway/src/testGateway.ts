@@ -26,14 +26,14 @@ export const TEST_CRON_SECRET = 'c';
  * the command log records what is appended, no projector ever answers (every accepted command
  * is 202), and PostgreSQL answers every query with no rows.
  */
-export async function startTestGateway(config: Partial<GatewayConfig> = {}, ports: { pool?: Pool } = {}): Promise<TestGateway> {
+export async function startTestGateway(config: Partial<GatewayConfig> = {}, ports: { pool?: Pool; commandLog?: CommandLog } = {}): Promise<TestGateway> {
   const appended: AppendedCommand[] = [];
   const replies: ReplyWaiter = { register: () => ({ wait: async () => null, cancel: () => {} }), close: async () => {} };
   const registry = createRegistry();
   const app = buildApp({
     config: { ...DEFAULT_GATEWAY_CONFIG, ingestSecrets: [TEST_INGEST_SECRET], cronSecrets: [TEST_CRON_SECRET], replyTimeoutMs: 10, ...config },
     schemas: new SchemaRegistry(),
-    commandLog: { appendCommand: async (c) => void appended.push(structuredClone(c)) },
+    commandLog: ports.commandLog ?? { appendCommand: async (c) => void appended.push(structuredClone(c)) },
     replies,
     pool: ports.pool ?? ({ query: async () => ({ rows: [], rowCount: 0 }) } as unknown as Pool),
     log: silentLogger(),

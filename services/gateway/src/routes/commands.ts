@@ -58,6 +58,8 @@ export function commandRoutes(deps: { pool: Pool; ingestSecrets: string[]; cronS
 
     const reply = (await fetchReplies(deps.pool, [id])).get(id);
     if (reply && visible(reply.shop)) {
+      // A command the producer gave up on after its 202 (submit.ts): send it again, after a pause.
+      if (reply.status === 503) res.set('Retry-After', '5');
       res.status(reply.status).json(reply.body);
       return;
     }
