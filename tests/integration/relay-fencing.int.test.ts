@@ -29,8 +29,18 @@ afterAll(async () => {
   await p.stop();
 });
 
-const relay = async (fenceMs: number): Promise<Relay> => {
-  const r = await startRelay({ pool, connectionString: p.databaseUrl, listener, sink, log: silentLogger(), registry: createRegistry(), pollMs: 50, fenceMs });
+const relay = async (fenceMs: number, maxRecords?: number): Promise<Relay> => {
+  const r = await startRelay({
+    pool,
+    connectionString: p.databaseUrl,
+    listener,
+    sink,
+    log: silentLogger(),
+    registry: createRegistry(),
+    pollMs: 50,
+    fenceMs,
+    ...(maxRecords ? { maxRecords } : {}),
+  });
   relays.push(r);
   return r;
 };
@@ -52,7 +62,7 @@ async function writeEvents(level: string, from: number, n: number): Promise<void
   );
 }
 
-async function readTopic(expected: number): Promise<Array<{ level: string; seq: number }>> {
+async function readTopic(expected: number, level?: string): Promise<Array<{ level: string; seq: number }>> {
   const kafka = createKafka({ brokers: p.brokers, clientId: `test-${p.id}-read` });
   const consumer = kafka.consumer({ groupId: `test-${p.id}-read-${randomUUID()}` });
   const seen: Array<{ level: string; seq: number }> = [];
@@ -60,9 +70,10 @@ async function readTopic(expected: number): Promise<Array<{ level: string; seq: 
   await consumer.subscribe({ topic: p.topics.stockZero, fromBeginning: true });
   await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString())) });
   try {
-    await waitFor(async () => seen.length >= expected, 20_000, `${expected} events`);
+    const mine = () => seen.filter((e) => level === undefined || e.level === level);
+    await waitFor(async () => mine().length >= expected, 20_000, `${expected} events`);
     await new Promise((r) => setTimeout(r, 1000)); // anything published twice would show up by now
-    return seen;
+    return mine();
   } finally {
     await consumer.disconnect();
   }
@@ -89,7 +100,18 @@ describe('one publisher (issue 11)', () => {
     await waitFor(async () => (await pool.query('SELECT 1 FROM agent_runtime.outbox WHERE published_at IS NULL')).rows.length === 0, 15_000, 'all published');
     expect([a.isLeader(), b.isLeader()].filter(Boolean)).toHaveLength(1);
 
-    const events = await readTopic(20);
+    const events = await readTopic(20, 'L1');
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+});
+
+describe('relay rounds', () => {
+  it('are bounded by records, and still publish everything once, in order', async () => {
+    for (const r of relays.splice(0)) await r.stop();
+    const bounded = await relay(0, 7);
+    await waitFor(async () => bounded.isLeader(), 10_000, 'the bounded relay leading');
+    await writeEvents('L2', 1, 30);
+    const events = await readTopic(30, 'L2');
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
   });
 });

@@ -17,6 +17,8 @@ export interface RelayDeps {
   log: Logger;
   registry: Registry;
   batchSize?: number;
+  /** Most records (Kafka messages) per round, once audit rows are expanded (default 5,000). */
+  maxRecords?: number;
   pollMs?: number;
   /**
    * How long a relay that takes the lead over waits after the previous leader's last renewal
@@ -33,6 +35,7 @@ export interface Relay {
   isLeader(): boolean;
 }
 
+const SEND_SLICE = 1000;
 const LEADER_LOCK = 0x6f7574626f78; // 'outbox': one relay publishes at a time, others stand by
 
 interface OutboxRow {
@@ -60,6 +63,7 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
   const { pool, sink, log } = deps;
   // Outbox rows per round; an audit batch row may stand for thousands of records.
   const batchSize = deps.batchSize ?? 20;
+  const maxRecords = deps.maxRecords ?? 5000;
   const pollMs = deps.pollMs ?? 500;
   const fenceMs = deps.fenceMs ?? 15_000;
   const me = `relay-${randomUUID().slice(0, 8)}`;
@@ -142,18 +146,28 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
       pool,
       rows.flatMap((r) => (r.log_table ? [{ log_table: r.log_table, command_id: r.command_id, topic: r.topic }] : [])),
     );
-    // Outbox order is publish order; an audit batch becomes its records, in log_seq order.
-    const messages = rows.flatMap((r) =>
+    // Outbox order is publish order; an audit batch becomes its records, in log_seq order. A round
+    // is bounded by records, not rows (one audit row may stand for 10,000 records): the rows whose
+    // records fit, and always at least one.
+    const messagesOf = (r: OutboxRow) =>
       r.log_table
         ? (expanded.get(`${r.log_table}|${r.command_id}`) ?? [])
-        : [{ topic: r.topic, key: r.message_key, value: JSON.stringify(r.payload), headers: r.headers }],
-    );
+        : [{ topic: r.topic, key: r.message_key, value: JSON.stringify(r.payload), headers: r.headers }];
+    const taken: OutboxRow[] = [];
+    const messages = [];
+    for (const r of rows) {
+      const mine = messagesOf(r);
+      if (taken.length > 0 && messages.length + mine.length > maxRecords) break;
+      taken.push(r);
+      messages.push(...mine);
+    }
     if (!leader || session !== s) return 0; // lost the session while reading: the new leader sends these
-    if (messages.length) await sink.sendMany(messages);
+    // Sent in slices, each acknowledged before the next (one request in flight keeps the order).
+    for (let i = 0; i < messages.length; i += SEND_SLICE) await sink.sendMany(messages.slice(i, i + SEND_SLICE));
     await failpoint('relay.after-publish-before-mark');
-    await s.query('UPDATE agent_runtime.outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+    await s.query('UPDATE agent_runtime.outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [taken.map((r) => r.id)]);
     published.inc(messages.length);
-    return rows.length;
+    return taken.length;
   };
 
   const drain = async (): Promise<number> => {
