@@ -55,6 +55,7 @@ export function buildApp(deps: GatewayDeps): Express {
     log: deps.log,
     metrics,
     replyTimeoutMs: config.replyTimeoutMs,
+    resendWindowMs: config.resendWindowMs,
     now: deps.now ?? defaultIds.now,
     newId: deps.newId ?? defaultIds.newId,
   };

@@ -17,6 +17,8 @@ export interface GatewayConfig {
   businessTimezone: string;
   /** How long results are kept (RESULT_RETENTION): older ids answer 410 `expired` (issue 11). */
   resultRetentionMs: number;
+  /** An accepted command whose append failed is appended again for this long (10 min). */
+  resendWindowMs: number;
 }
 
 export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cronSecrets'> = {
@@ -27,4 +29,5 @@ export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cron
   maxConsumerLag: 100_000,
   businessTimezone: 'Asia/Tokyo',
   resultRetentionMs: 7 * 86_400_000,
+  resendWindowMs: 10 * 60_000,
 };

@@ -69,12 +69,19 @@ describe('while Kafka does not acknowledge', () => {
     expect(statements.some((s) => s.startsWith('DELETE FROM agent_runtime.command_requests'))).toBe(true);
   });
 
-  it('a command handed to the broker without an ack is 202 (it may be appended: a retry could apply it twice); if it was not, its result says 503', async () => {
+  const unknownOutcome = (outcome: Promise<void>) =>
+    Promise.reject(new KafkaPortError({ code: 'kafka_unknown_outcome', retriable: false, message: 'sent, no ack' }, { outcome }));
+
+  it('a command handed to the broker without an ack is 202 (a retry could apply it twice); if the producer gives up, it is appended again', async () => {
     const { pool, statements } = recordingPool();
+    const appends: string[] = [];
     let fail: (e: Error) => void = () => {};
-    const outcome = new Promise<void>((_, reject) => (fail = reject));
+    const first = new Promise<void>((_, reject) => (fail = reject));
     const commandLog = {
-      appendCommand: async () => Promise.reject(new KafkaPortError({ code: 'kafka_unknown_outcome', retriable: false, message: 'sent, no ack' }, { outcome })),
+      appendCommand: async (c: { command_id: string }) => {
+        appends.push(c.command_id);
+        return appends.length === 1 ? unknownOutcome(first) : undefined;
+      },
     };
     gw = await startTestGateway({}, { pool, commandLog });
     const r = await post(gw.url);
@@ -83,7 +90,17 @@ describe('while Kafka does not acknowledge', () => {
     expect(body.status).toBe('accepted');
     expect(statements.some((s) => s.startsWith('DELETE'))).toBe(false);
     fail(new Error('producer gave up'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    expect(appends).toEqual([body.command_id, body.command_id]); // the projector's claim applies it once (D4)
+    expect(statements.some((s) => s.includes('INSERT INTO agent_runtime.command_results'))).toBe(false);
+  });
+
+  it('an accepted command that cannot be appended for the whole resend window gets a 503 result, which its GET shows', async () => {
+    const { pool, statements } = recordingPool();
+    const commandLog = { appendCommand: async () => unknownOutcome(Promise.reject(new Error('producer gave up'))) };
+    gw = await startTestGateway({ resendWindowMs: 500 }, { pool, commandLog });
+    expect((await post(gw.url)).status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 1300));
     expect(statements.some((s) => s.includes('INSERT INTO agent_runtime.command_results') && s.includes('503'))).toBe(true);
   });
 });

@@ -16,6 +16,7 @@ export interface RunningGateway {
 export function readGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig & { port: number; host: string } {
   return {
     resultRetentionMs: readCommonConfig(env).resultRetentionMs,
+    resendWindowMs: DEFAULT_GATEWAY_CONFIG.resendWindowMs,
     ingestSecrets: envList(env, 'INGEST_SECRET'),
     cronSecrets: envList(env, 'CRON_SECRET'),
     replyTimeoutMs: envInt(env, 'REPLY_TIMEOUT_MS', DEFAULT_GATEWAY_CONFIG.replyTimeoutMs, 1),

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
 import type { Pool } from '@ingest/db';
 import type { CommandKind } from '@ingest/domain';
-import { classifyKafkaError, KafkaPortError, type CommandLog } from '@ingest/kafka';
+import { classifyKafkaError, KafkaPortError, type CommandEnvelopeLike, type CommandLog } from '@ingest/kafka';
 import { failpoint, type Logger } from '@ingest/runtime';
 import { ApiError, badRequest, unavailable } from './errors.ts';
 import type { GatewayMetrics } from './metrics.ts';
@@ -15,6 +15,8 @@ export interface SubmitDeps {
   log: Logger;
   metrics: GatewayMetrics;
   replyTimeoutMs: number;
+  /** How long an accepted command whose append failed is appended again before its result says 503. */
+  resendWindowMs: number;
   now: () => Date;
   newId: () => string;
 }
@@ -28,7 +30,26 @@ async function recordRequest(pool: Pool, command: { command_id: string; shop: st
   ]);
 }
 
-/** The producer gave up on a command whose 202 was already given: its result tells the client to send it again. */
+/** Appends an accepted command whose first append the producer gave up on, with backoff, for the resend window. */
+async function resendUntilAppended(deps: SubmitDeps, command: CommandEnvelopeLike, log: Logger): Promise<void> {
+  const deadline = Date.now() + deps.resendWindowMs;
+  for (let delay = 1000; Date.now() < deadline; delay = Math.min(30_000, delay * 2)) {
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    try {
+      await deps.commandLog.appendCommand(command);
+      log.info('accepted command appended on resend');
+      return;
+    } catch (err) {
+      // Not acknowledged again: wait for its outcome rather than pile up copies.
+      if (err instanceof KafkaPortError && err.outcome && (await err.outcome.then(() => true, () => false))) return;
+      log.warn({ failure: classifyKafkaError(err) }, 'accepted command not appended yet; resending');
+    }
+  }
+  log.error('accepted command could not be appended within the resend window: its result says so');
+  await recordNotAppended(deps.pool, command).catch((e: unknown) => log.error({ err: e }, 'could not record that the command was not appended'));
+}
+
+/** The gateway gave up on a command whose 202 was already given: its result tells the client to send it again. */
 async function recordNotAppended(pool: Pool, command: { command_id: string; shop: string; kind: string }): Promise<void> {
   await pool.query(
     `WITH r AS (
@@ -88,14 +109,13 @@ export async function submitCommand(
     const failure = err instanceof RangeError ? null : classifyKafkaError(err);
     if (failure?.code === 'kafka_unknown_outcome' && err instanceof KafkaPortError && err.outcome) {
       // Handed to the broker but not acknowledged: it may well be appended, so "retry" would risk
-      // applying it twice. The client gets 202 with its command id; if the producer finally gives
-      // up, the command's result says so (503), and GET /api/commands/{id} tells the client.
+      // applying it twice. The client gets 202 with its command id. If the producer finally gives
+      // up, the gateway appends it again until the broker takes it (a copy in the log is harmless:
+      // the projector's claim applies a command once, D4); only if that fails for the whole
+      // resend window does its result say 503, which GET /api/commands/{id} tells the client.
       log.warn({ failure }, 'append outcome unknown: answered 202');
       appended = false;
-      err.outcome.catch((final: unknown) => {
-        log.warn({ err: final }, 'command not appended after all: its result says so');
-        void recordNotAppended(deps.pool, command).catch((e: unknown) => log.error({ err: e }, 'could not record that the command was not appended'));
-      });
+      err.outcome.catch(() => void resendUntilAppended(deps, command, log));
     } else {
       pending?.cancel();
       // Not appended: the client is told to retry, so the row must not say "pending" for ever. Its id
