@@ -194,6 +194,8 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
 
   const groupMaxCommands = deps.groupMaxCommands ?? 64;
   const groupMaxBytes = deps.groupMaxBytes ?? 8 * 1024 * 1024;
+  // After a group failed, its commands go one by one (with their retries and parking), not regrouped.
+  const singleUntil = new Map<number, number>();
 
   /**
    * Group commit (issue 13): the longest run of decodable commands from `from`, within the bounds,
@@ -203,8 +205,6 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
    * to make, or when the group's transaction failed, in which case nothing of it was applied and the
    * caller takes the commands one by one, with their retries and parking.
    */
-  // After a group failed, its commands go one by one (with their retries and parking), not regrouped.
-  const singleUntil = new Map<number, number>();
   const applyGroup = async (messages: IncomingMessage[], from: number, ctx: BatchContext): Promise<number> => {
     const first = messages[from];
     if (groupMaxCommands < 2 || messages.length - from < 2 || !first || Number(first.offset) <= (singleUntil.get(first.partition) ?? -1)) return 0;
