@@ -9,7 +9,7 @@ import { createDatabaseFromTemplate, dropDatabase, ensureDatabase, migrate, with
 import { REPO_ROOT, startKafkaBroker, type KafkaBroker } from '@ingest/devstack';
 import { createKafka, ensureTopics, topicPlan, type Kafka, type TopicNames } from '@ingest/kafka';
 import { CRON_SECRET, INGEST_SECRET } from './load.ts';
-import { startTcpProxy, type TcpProxy } from './tcpProxy.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcpProxy.ts';
 
 export const ADMIN_DATABASE_URL = process.env['FAULTS_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const KAFKA_PORT = Number(process.env['FAULTS_KAFKA_PORT'] ?? 19092);

@@ -9,11 +9,11 @@ let p: TestPipeline;
 let proxy: TcpProxy;
 
 beforeAll(async () => {
-  proxy = await startTcpProxy({ host: '127.0.0.1', port: 5432 });
+  proxy = await startTcpProxy({ target: { host: '127.0.0.1', port: 5432 } });
   p = await startPipeline({ serviceDatabaseUrl: (direct) => throughProxy(direct, proxy) });
 });
 afterAll(async () => {
-  proxy.restore();
+  await proxy.restore();
   await p.stop();
   await proxy.stop();
 });
@@ -36,7 +36,7 @@ describe('a PostgreSQL outage (issue 11)', () => {
     const resultUrl = `${p.url()}${before.json.result_url}`;
     await waitFor(async () => (await get(resultUrl, ING)).status === 200, 15_000, 'the first command applied');
 
-    proxy.cut();
+    await proxy.cut('refuse');
     try {
       // Finding 1: the result lookup failed with 500.
       expect503(await get(resultUrl, ING));
@@ -52,7 +52,7 @@ describe('a PostgreSQL outage (issue 11)', () => {
       expect(ready.json.checks.database).toBe(false);
       expect((await p.projector!.readiness()).database).toBe(false);
     } finally {
-      proxy.restore();
+      await proxy.restore();
     }
 
     const restored = Date.now();
@@ -70,9 +70,9 @@ describe('a PostgreSQL outage (issue 11)', () => {
   });
 
   it('the reply path LISTENs again after the outage: synchronous replies come by notification, not by the 2-second sweep (finding 5)', async () => {
-    proxy.cut();
+    await proxy.cut('refuse');
     await new Promise((r) => setTimeout(r, 300));
-    proxy.restore();
+    await proxy.restore();
     await waitFor(
       async () =>
         (await p.db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ingest-gateway-listen'`)).rows.length > 0,
@@ -97,7 +97,8 @@ describe('a PostgreSQL outage (issue 11)', () => {
     const sent = await Promise.all(Array.from({ length: 24 }, (_, i) => products(shop, [`R${i}`], { Prefer: 'respond-async' })));
     expect(sent.every((r) => r.status === 202)).toBe(true);
     for (let i = 0; i < 6; i++) {
-      proxy.resetConnections();
+      await proxy.cut('reset'); // every open connection reset; the next ones go through again
+      await proxy.restore();
       await new Promise((r) => setTimeout(r, 120));
     }
     for (const r of sent) await waitFor(async () => (await get(`${p.url()}${r.json.result_url}`, ING)).status === 200, 30_000, `command ${r.json.command_id}`);
