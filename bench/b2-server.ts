@@ -1,12 +1,12 @@
 // B2 server process (forked by b2-gateway.ts): the gateway app with stub ports, or the parse floor.
 // It measures its own event-loop delay; the load generator runs in the parent process.
 import { createServer, type Server } from 'node:http';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool } from '@ingest/db';
 import { buildApp, DEFAULT_GATEWAY_CONFIG, type ReplyWaiter } from '@ingest/gateway';
 import { createCommandLog, createKafka, createMessageSink, type CommandLog, type MessageSink } from '@ingest/kafka';
 import { createRegistry, silentLogger } from '@ingest/runtime';
+import { serveBench } from './lib/serverProcess.ts';
 
 export const INGEST_SECRET = 'bench-ingest-secret';
 const mode = process.argv[2] ?? 'bare';
@@ -56,34 +56,15 @@ if (mode === 'bare') {
 }
 server.keepAliveTimeout = 65_000;
 
-const delay = monitorEventLoopDelay({ resolution: 10 });
-delay.enable();
-let cpu = process.cpuUsage();
-server.listen(0, '127.0.0.1', () => {
-  const a = server.address();
-  process.send?.({ type: 'ready', port: typeof a === 'object' && a ? a.port : 0 });
-});
-
-process.on('message', (m: { type: string }) => {
-  if (m.type === 'reset') {
-    delay.reset();
-    cpu = process.cpuUsage();
-    process.send?.({ type: 'reset' });
-  } else if (m.type === 'stats') {
-    const used = process.cpuUsage(cpu);
-    const ms = (ns: number) => Math.round(ns / 1e4) / 100;
-    process.send?.({
-      type: 'stats',
-      event_loop_delay_ms: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max), mean: ms(delay.mean) },
-      cpu_ms: Math.round((used.user + used.system) / 1000),
-    });
-  } else if (m.type === 'stop') {
-    server.close();
-    server.closeAllConnections();
-    void (async () => {
-      await sink?.close();
-      await closePool();
-      process.exit(0);
-    })();
-  }
+const port = await new Promise<number>((resolve) =>
+  server.listen(0, '127.0.0.1', () => {
+    const a = server.address();
+    resolve(typeof a === 'object' && a ? a.port : 0);
+  }),
+);
+await serveBench(port, async () => {
+  server.close();
+  server.closeAllConnections();
+  await sink?.close();
+  await closePool();
 });
