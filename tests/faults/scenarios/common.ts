@@ -1,5 +1,6 @@
 // Helpers the fault scenarios share.
 import { sleep, type Ctx, type Outcome } from '../harness.ts';
+import type { Load, Shop } from '../load.ts';
 import type { Service } from '../procs.ts';
 
 export const WARM_MS = Number(process.env['FAULTS_WARM_MS'] ?? 5000);
@@ -25,6 +26,15 @@ export async function metric(svc: Service, name: string, match: Record<string, s
   } catch {
     return null;
   }
+}
+
+/** The suite's shops set up through `gw`, and open-loop load on them through `gw`, started. */
+export async function startLoad(ctx: Ctx, gw: Service): Promise<{ load: Load; shops: Shop[] }> {
+  const shops = await ctx.setupShops(gw, ctx.shopNames());
+  const load = ctx.newLoad(shops, [gw]);
+  load.start();
+  ctx.note('load started');
+  return { load, shops };
 }
 
 export async function startAll(services: Service[]): Promise<void> {

@@ -1,6 +1,6 @@
 // Deterministic crash points (FAILPOINTS): the process SIGKILLs itself at the step that matters.
 import { runUntilRecovered, sleep, toTarget } from '../harness.ts';
-import { awaitFailpoint, metric, type Scenario } from './common.ts';
+import { awaitFailpoint, metric, type Scenario, startLoad } from './common.ts';
 
 export const failpointProjector: Scenario = {
   name: 'fp-projector-ack',
@@ -11,10 +11,7 @@ export const failpointProjector: Scenario = {
     await gw.start();
     p1.expectExit('failpoint projector.after-commit-before-ack');
     await p1.start({ FAILPOINTS: 'projector.after-commit-before-ack=exit@80' });
-    const shops = await ctx.setupShops(gw, ctx.shopNames());
-    const load = ctx.newLoad(shops, [gw]);
-    load.start();
-    ctx.note('load started');
+    const { load, shops } = await startLoad(ctx, gw);
     const failures: string[] = [];
     const reference = (await awaitFailpoint(ctx, p1, 'projector.after-commit-before-ack', 30_000, failures)) ?? Date.now();
     if (!p1.running()) await p1.start();
@@ -69,10 +66,7 @@ export const failpointRelay: Scenario = {
     await gw.start();
     p1.expectExit('failpoint relay.after-publish-before-mark');
     await p1.start({ FAILPOINTS: 'relay.after-publish-before-mark=exit@15' });
-    const shops = await ctx.setupShops(gw, ctx.shopNames());
-    const load = ctx.newLoad(shops, [gw]);
-    load.start();
-    ctx.note('load started');
+    const { load, shops } = await startLoad(ctx, gw);
     const failures: string[] = [];
     const reference = (await awaitFailpoint(ctx, p1, 'relay.after-publish-before-mark', 30_000, failures)) ?? Date.now();
     if (!p1.running()) await p1.start();

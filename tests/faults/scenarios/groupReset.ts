@@ -1,6 +1,6 @@
 // The consumer group reset to earliest, then a brand-new group: nothing may be applied twice.
 import { runUntilRecovered, sleep, type Ctx } from '../harness.ts';
-import { metric, startAll, WARM_MS, type Scenario } from './common.ts';
+import { metric, type Scenario, startAll, startLoad, WARM_MS } from './common.ts';
 
 /** Resets the group to the earliest offsets; answers how many tries it took and the last refusal. */
 async function resetToEarliest(ctx: Ctx, groupId: string, topic: string): Promise<string> {
@@ -32,10 +32,7 @@ export const groupReset: Scenario = {
     const gw = await ctx.gateway('gateway-1');
     const p1 = await ctx.projector('projector-1');
     await startAll([gw, p1]);
-    const shops = await ctx.setupShops(gw, ctx.shopNames());
-    const load = ctx.newLoad(shops, [gw]);
-    load.start();
-    ctx.note('load started');
+    const { load, shops } = await startLoad(ctx, gw);
     await sleep(WARM_MS + 2000);
     const info: string[] = [];
     await p1.stop();

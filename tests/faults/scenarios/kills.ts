@@ -1,6 +1,6 @@
 // Process kills: a projector of two in one group, a gateway of two with requests in flight.
 import { runUntilRecovered, sleep, toTarget } from '../harness.ts';
-import { metric, startAll, WARM_MS, type Scenario } from './common.ts';
+import { metric, type Scenario, startAll, startLoad, WARM_MS } from './common.ts';
 
 export const projectorKill: Scenario = {
   name: 'projector-kill',
@@ -10,10 +10,7 @@ export const projectorKill: Scenario = {
     const p1 = await ctx.projector('projector-1');
     const p2 = await ctx.projector('projector-2');
     await startAll([gw, p1, p2]);
-    const shops = await ctx.setupShops(gw, ctx.shopNames());
-    const load = ctx.newLoad(shops, [gw]);
-    load.start();
-    ctx.note('load started');
+    const { load, shops } = await startLoad(ctx, gw);
     await sleep(WARM_MS);
     const leader = (await metric(p1, 'relay_leader')) === 1 ? 'projector-1' : 'projector-2';
     ctx.note(`kill -9 projector-1 (relay leader: ${leader})`);

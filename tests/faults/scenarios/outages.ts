@@ -1,7 +1,7 @@
 // Outages of what the services depend on: the Kafka broker (kill -9, restart) and PostgreSQL
 // (through the TCP proxy: refused, or a black hole).
 import { runUntilRecovered, sleep } from '../harness.ts';
-import { metric, startAll, waitUntil, WARM_MS, type Scenario } from './common.ts';
+import { metric, type Scenario, startAll, startLoad, waitUntil, WARM_MS } from './common.ts';
 
 export const brokerKill: Scenario = {
   name: 'broker-kill',
@@ -10,10 +10,7 @@ export const brokerKill: Scenario = {
     const gw = await ctx.gateway('gateway-1');
     const p1 = await ctx.projector('projector-1');
     await startAll([gw, p1]);
-    const shops = await ctx.setupShops(gw, ctx.shopNames());
-    const load = ctx.newLoad(shops, [gw]);
-    load.start();
-    ctx.note('load started');
+    const { load, shops } = await startLoad(ctx, gw);
     await sleep(WARM_MS);
     ctx.note(`kill -9 the broker (pid ${ctx.suite.broker.pid()})`);
     const killedAt = Date.now();
@@ -85,10 +82,7 @@ export const databaseBlackhole: Scenario = {
     const gw = await ctx.gateway('gateway-1');
     const p1 = await ctx.projector('projector-1');
     await startAll([gw, p1]);
-    const shops = await ctx.setupShops(gw, ctx.shopNames());
-    const load = ctx.newLoad(shops, [gw]);
-    load.start();
-    ctx.note('load started');
+    const { load, shops } = await startLoad(ctx, gw);
     await sleep(WARM_MS);
     ctx.note('database black hole begins');
     await ctx.stack.proxy.cut('blackhole');
