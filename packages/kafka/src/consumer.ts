@@ -16,6 +16,10 @@ export interface BatchContext {
   isRunning(): boolean;
   /** Offset lag of this partition after the batch (high watermark - 1 - last offset). */
   lag(): number;
+  /** The messages of this batch (the partition's, in offset order). */
+  batchMessages(): IncomingMessage[];
+  /** The partition's end (next offset to be written) when the batch was fetched. */
+  highWatermark(): number;
 }
 
 export interface ConsumerOptions {
@@ -100,6 +104,8 @@ export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<
           heartbeat,
           isRunning: () => isRunning() && !isStale() && !lostGroup,
           lag: () => Number(batch.offsetLag()),
+          highWatermark: () => Number(batch.highWatermark),
+          batchMessages: () => messages,
         });
       } finally {
         clearInterval(keepAlive);

@@ -31,7 +31,7 @@ export interface ApplyOptions {
  */
 export async function applyCommand(tx: PoolClient, c: Command, at: CommandPosition, opts: ApplyOptions): Promise<ApplyOutcome> {
   const claimed = await claimCommand(tx, c, at);
-  if (opts.checkpoint && !(await advanceCheckpoint(tx, at))) return 'duplicate';
+  if (opts.checkpoint && !(await advanceCheckpoint(tx, at, c.command_id))) return 'duplicate';
   if (!claimed) return 'duplicate';
   await lockShop(tx, c.shop);
   if (opts.parkBehind) {

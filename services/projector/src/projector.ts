@@ -5,7 +5,7 @@ import type { Command } from '@ingest/domain';
 import { Counter, Gauge, Histogram, failpoint, type Logger, type Registry } from '@ingest/runtime';
 import { createCommandDecoder } from './decodeCommand.ts';
 import { applyCommand, type ApplyOutcome } from './applyCommand.ts';
-import { advanceCheckpoint, loadCheckpoint, parkCommand, type CommandPosition } from './runtimeStore.ts';
+import { advanceCheckpoint, loadCheckpoint, parkCommand, resetCheckpoint, type CommandPosition } from './runtimeStore.ts';
 
 export interface ProjectorDeps {
   pool: Pool;
@@ -133,7 +133,24 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const positionOf = async (ctx: BatchContext, m: IncomingMessage): Promise<number> => {
     const known = positions.get(m.partition);
     if (known !== undefined) return known;
-    const next = await withRetries(ctx, { partition: m.partition }, 1, () => loadCheckpoint(pool, m.topic, m.partition));
+    const stored = await withRetries(ctx, { partition: m.partition }, 1, () => loadCheckpoint(pool, m.topic, m.partition));
+    let next = stored.next;
+    // A position is only good for the log it was taken on. A log that ends before it, or holds
+    // another command just before it, is another log (a recreated topic, a replaced broker, the
+    // same database behind a new dev broker): skipping by it would lose commands. Then the position
+    // is forgotten and the per-command markers keep exactly-once.
+    const before = ctx.batchMessages().find((x) => Number(x.offset) === next - 1);
+    const otherLog =
+      next > ctx.highWatermark() ||
+      (before !== undefined && stored.lastCommandId !== null && before.headers['command_id'] !== stored.lastCommandId);
+    if (next > 0 && otherLog) {
+      log.error(
+        { partition: m.partition, position: next, logEnd: ctx.highWatermark(), expected: stored.lastCommandId, found: before?.headers['command_id'] },
+        'the command log does not match the stored position (another log?): position forgotten, markers keep exactly-once',
+      );
+      await withRetries(ctx, { partition: m.partition }, 1, () => resetCheckpoint(pool, m.topic, m.partition));
+      next = 0;
+    }
     positions.set(m.partition, next);
     return next;
   };
@@ -141,7 +158,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const park = async (ctx: BatchContext, p: Parameters<typeof parkCommand>[1]): Promise<void> => {
     await withRetries(ctx, { command_id: p.command_id }, 1, () =>
       withTransaction(pool, async (tx) => {
-        await advanceCheckpoint(tx, p.at);
+        await advanceCheckpoint(tx, p.at, p.command_id);
         await parkCommand(tx, p);
       }),
     );
@@ -163,7 +180,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       } else {
         // Nothing to answer and no shop to hold back: logged, counted and passed.
         log.error({ ...at, error: decoded.error }, 'undecodable command without a shop skipped');
-        await withRetries(ctx, at, 1, () => withTransaction(pool, (tx) => advanceCheckpoint(tx, at)));
+        await withRetries(ctx, at, 1, () => withTransaction(pool, (tx) => advanceCheckpoint(tx, at, null)));
         applied.inc({ kind: 'unknown', outcome: 'rejected' });
       }
       positions.set(m.partition, Number(m.offset) + 1);

@@ -86,25 +86,38 @@ export const LIVE_PROJECTOR = 'live';
  * False when the position is already past it: the command was applied (or parked) before, and
  * this is a redelivery, a rebalance, or a consumer group reset to the earliest offset.
  */
-export async function advanceCheckpoint(tx: PoolClient, at: CommandPosition): Promise<boolean> {
+export async function advanceCheckpoint(tx: PoolClient, at: CommandPosition, commandId: string | null): Promise<boolean> {
   const r = await tx.query(
-    `INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset, updated_at)
-     VALUES ($1, $2, $3, $4::bigint + 1, now())
+    `INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset, last_command_id, updated_at)
+     VALUES ($1, $2, $3, $4::bigint + 1, $5, now())
      ON CONFLICT (projector, kafka_topic, kafka_partition) DO UPDATE
-       SET next_offset = EXCLUDED.next_offset, updated_at = EXCLUDED.updated_at
+       SET next_offset = EXCLUDED.next_offset, last_command_id = EXCLUDED.last_command_id, updated_at = EXCLUDED.updated_at
        WHERE projector_checkpoints.next_offset <= $4::bigint`,
-    [LIVE_PROJECTOR, at.topic, at.partition, at.offset],
+    [LIVE_PROJECTOR, at.topic, at.partition, at.offset, commandId],
   );
   return r.rowCount === 1;
 }
 
-/** The next offset to apply on this partition (0 when nothing was applied yet). */
-export async function loadCheckpoint(q: Pick<PoolClient, 'query'>, topic: string, partition: number): Promise<number> {
-  const { rows } = await q.query<{ next_offset: number }>(
-    'SELECT next_offset FROM agent_runtime.projector_checkpoints WHERE projector = $1 AND kafka_topic = $2 AND kafka_partition = $3',
+/** The next offset to apply on this partition (0 when nothing was applied yet), and the command just before it. */
+export async function loadCheckpoint(
+  q: Pick<PoolClient, 'query'>,
+  topic: string,
+  partition: number,
+): Promise<{ next: number; lastCommandId: string | null }> {
+  const { rows } = await q.query<{ next_offset: number; last_command_id: string | null }>(
+    'SELECT next_offset, last_command_id FROM agent_runtime.projector_checkpoints WHERE projector = $1 AND kafka_topic = $2 AND kafka_partition = $3',
     [LIVE_PROJECTOR, topic, partition],
   );
-  return Number(rows[0]?.next_offset ?? 0);
+  return { next: Number(rows[0]?.next_offset ?? 0), lastCommandId: rows[0]?.last_command_id ?? null };
+}
+
+/** Forgets a position that belongs to another log: from here on the markers keep the commands exactly-once. */
+export async function resetCheckpoint(q: Pick<PoolClient, 'query'>, topic: string, partition: number): Promise<void> {
+  await q.query(
+    `UPDATE agent_runtime.projector_checkpoints SET next_offset = 0, last_command_id = NULL, updated_at = now()
+      WHERE projector = $1 AND kafka_topic = $2 AND kafka_partition = $3`,
+    [LIVE_PROJECTOR, topic, partition],
+  );
 }
 
 /** The shop's first open parked command, if any: its later commands wait behind it (D2). */
