@@ -39,10 +39,6 @@ CREATE TABLE agent_runtime.pruned_span (
   newest  timestamptz NOT NULL
 );
 
--- The command at next_offset - 1: a log that does not hold it there (the topic was recreated, the
--- broker replaced) is another log, and the position is not trusted for it.
-ALTER TABLE agent_runtime.projector_checkpoints ADD COLUMN last_command_id uuid;
-
 -- A database projected before this migration starts from the positions its markers show.
 INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset)
 SELECT 'live', kafka_topic, kafka_partition, max(kafka_offset) + 1
@@ -67,7 +63,6 @@ DROP INDEX agent_runtime.command_requests_received_at_idx;
 DROP INDEX agent_runtime.command_results_created_at_idx;
 DROP INDEX agent_runtime.processed_commands_processed_at_idx;
 DELETE FROM agent_runtime.projector_checkpoints WHERE projector = 'live';
-ALTER TABLE agent_runtime.projector_checkpoints DROP COLUMN last_command_id;
 DROP TABLE agent_runtime.pruned_span;
 DROP TABLE agent_runtime.relay_lease;
 DROP TABLE agent_runtime.parked_commands;

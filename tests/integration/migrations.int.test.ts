@@ -11,7 +11,7 @@ let client: pg.Client;
 
 beforeAll(async () => {
   url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, 'template1');
-  expect(await migrate(url)).toEqual(['1763700000000_data-model', '1763800000000_hot-updates', '1763900000000_fault-tolerance']);
+  expect(await migrate(url)).toEqual(['1763700000000_data-model', '1763800000000_hot-updates', '1763900000000_fault-tolerance', '1764000000000_checkpoint-log-identity']);
   client = new pg.Client({ connectionString: url });
   await client.connect();
 });
