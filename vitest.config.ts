@@ -23,6 +23,19 @@ export default defineConfig({
           maxWorkers: 2,
         },
       },
+      {
+        // `npm run test:cluster`: tests that start brokers of their own (a SASL_SSL broker takes
+        // 20-40 s to start on this 2-core machine, more than `npm test`'s budget allows).
+        test: {
+          name: 'cluster',
+          include: ['tests/cluster/**/*.cluster.test.ts'],
+          environment: 'node',
+          globalSetup: ['tests/support/globalSetup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 240_000,
+          maxWorkers: 1,
+        },
+      },
     ],
   },
 });

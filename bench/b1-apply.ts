@@ -11,7 +11,7 @@ import { createCommandDecoder } from '../services/projector/src/decodeCommand.ts
 import type { CommandPosition } from '../services/projector/src/runtimeStore.ts';
 import { barcodeOf, BIG_TABLES, explainLoads, nextPosition, preloadB1, SHOP, TOPICS, type B1Settings, type B1World } from './b1-data.ts';
 import { bareLevels, bareOrders, copyLevels, copyOrders, levelRows, orderLineRows, type Rows } from './b1-baselines.ts';
-import { applyFloor, FLOOR_SQL, floorParams, installFloorHelpers } from './b1-floor.ts';
+import { applyFloor, FLOOR_SQL, floorParams } from './b1-floor.ts';
 import { applyBoth, compareFloor, edgeSequence, type Verification } from './b1-verify.ts';
 import { orderLinesCommand, orderRow, snapshotCommand } from './lib/commands.ts';
 import { cloneBenchDatabase, explainLoad, newSqlTimes, timedClient, walBytesSince, walLsn, type PlanSummary } from './lib/db.ts';
@@ -130,7 +130,6 @@ export async function runB1(db: { name: string; url: string }, settings: B1Setti
       say(`B1 floor: ${db.name} copied to ${db.name}_floor in ${cloneSeconds} s`);
       main = pools(db.url);
       floorDb = pools(url);
-      await installFloorHelpers(floorDb.admin);
     }
     return await measureB1(world, main, floorDb, settings, parts, cloneSeconds);
   } finally {

@@ -5,8 +5,11 @@ import { SchemaRegistry } from '@ingest/contracts';
 import { createPool } from '@ingest/db';
 import { buildApp, DEFAULT_GATEWAY_CONFIG, type ReplyWaiter } from '@ingest/gateway';
 import { createCommandLog, createKafka, createMessageSink, type CommandLog, type MessageSink } from '@ingest/kafka';
-import { createRegistry, silentLogger } from '@ingest/runtime';
+import { createRegistry, readKafkaSecurity, silentLogger } from '@ingest/runtime';
 import { serveBench } from './lib/serverProcess.ts';
+
+// The same TLS/SASL settings as the services, for a KAFKA_BROKERS cluster that needs them.
+const kafkaSecurity = readKafkaSecurity(process.env);
 
 export const INGEST_SECRET = 'bench-ingest-secret';
 const mode = process.argv[2] ?? 'bare';
@@ -40,7 +43,7 @@ if (mode === 'bare') {
   closePool = () => pool.end();
   let commandLog: CommandLog = { appendCommand: async () => {} };
   if (mode === 'gateway-kafka') {
-    sink = await createMessageSink(createKafka({ brokers: env['BENCH_KAFKA_BROKERS']!.split(','), clientId: 'ingest-bench-gateway' }));
+    sink = await createMessageSink(createKafka({ brokers: env['BENCH_KAFKA_BROKERS']!.split(','), security: kafkaSecurity, clientId: 'ingest-bench-gateway' }));
     commandLog = createCommandLog(sink, env['BENCH_COMMANDS_TOPIC']!);
   }
   const app = buildApp({
@@ -48,6 +51,7 @@ if (mode === 'bare') {
     schemas: new SchemaRegistry(),
     commandLog,
     replies: instantReplies,
+    dryRunner: { run: () => Promise.reject(new Error('no dry runs in the B2 bench')) },
     pool,
     log: silentLogger(),
     registry: createRegistry(),

@@ -4,9 +4,12 @@ import { createPool, type Pool } from '@ingest/db';
 import { runGateway, type RunningGateway } from '@ingest/gateway';
 import { createKafka, createMessageSink, ensureTopics, MAX_MESSAGE_BYTES, startLagMonitor, topicPlan, type LagMonitor, type TopicNames } from '@ingest/kafka';
 import { runProjector, type RunningProjector } from '@ingest/projector';
-import { silentLogger } from '@ingest/runtime';
+import { readKafkaSecurity, silentLogger } from '@ingest/runtime';
 import { createBenchDatabase } from './lib/db.ts';
 import { percentile, round, say, sleep } from './lib/util.ts';
+
+// The same TLS/SASL settings as the services, for a KAFKA_BROKERS cluster that needs them.
+const kafkaSecurity = readKafkaSecurity(process.env);
 
 export interface B4Settings {
   /** Fractions of the capacity (B6: the pipeline's own saturation throughput) to offer. */
@@ -102,7 +105,7 @@ async function processedCount(db: Pool): Promise<number> {
 
 /** Appends `n` messages of a request's size one after the other; p99 of the acknowledged append. */
 async function kafkaProbe(brokers: string[], topic: string, n: number, bytes: number): Promise<number> {
-  const kafka = createKafka({ brokers, clientId: 'ingest-bench-b4-probe' });
+  const kafka = createKafka({ brokers, security: kafkaSecurity, clientId: 'ingest-bench-b4-probe' });
   await ensureTopics(kafka, [{ topic, numPartitions: 1, configs: { 'max.message.bytes': String(MAX_MESSAGE_BYTES) } }]);
   const sink = await createMessageSink(kafka);
   const value = JSON.stringify({ pad: 'x'.repeat(bytes) });
@@ -127,7 +130,7 @@ export async function runB4(
 ): Promise<B4Result> {
   const topics: TopicNames = { commands: `bench.${id}.b4.commands`, audit: `bench.${id}.b4.audit`, stockZero: `bench.${id}.b4.stock-zero`, stockRestored: `bench.${id}.b4.stock-restored` };
   const probeTopic = `bench.${id}.b4.probe`;
-  const kafka = createKafka({ brokers, clientId: `ingest-bench-b4-${id}` });
+  const kafka = createKafka({ brokers, security: kafkaSecurity, clientId: `ingest-bench-b4-${id}` });
   await ensureTopics(kafka, topicPlan(topics, s.partitions));
   const url = await createBenchDatabase('ingest_bench_b4');
   const groupId = `bench-${id}-b4-projector`;

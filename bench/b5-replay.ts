@@ -5,7 +5,7 @@ import { createPool, type Pool } from '@ingest/db';
 import type { Command } from '@ingest/domain';
 import { createCommandLog, createKafka, createMessageSink, ensureTopics, topicPlan, type CommandEnvelopeLike, type TopicNames } from '@ingest/kafka';
 import { compareReadModels, replayCommandLog, startProjector } from '@ingest/projector';
-import { createRegistry, silentLogger } from '@ingest/runtime';
+import { createRegistry, readKafkaSecurity, silentLogger } from '@ingest/runtime';
 import {
   availableDeltaCommand,
   levelsAbsoluteCommand,
@@ -18,6 +18,9 @@ import {
 } from './lib/commands.ts';
 import { createBenchDatabase, observedPool, type ObservedPool } from './lib/db.ts';
 import { round, say, sleep, uuidv7 } from './lib/util.ts';
+
+// The same TLS/SASL settings as the services, for a KAFKA_BROKERS cluster that needs them.
+const kafkaSecurity = readKafkaSecurity(process.env);
 
 export interface B5Settings {
   commands: number;
@@ -117,7 +120,7 @@ async function waitForCount(pool: Pool, sql: string, want: number, timeoutMs: nu
 
 export async function runB5(s: B5Settings, brokers: string[], id: string): Promise<B5Result> {
   const topics: TopicNames = { commands: `bench.${id}.commands`, audit: `bench.${id}.audit`, stockZero: `bench.${id}.stock-zero`, stockRestored: `bench.${id}.stock-restored` };
-  const kafka = createKafka({ brokers, clientId: `ingest-bench-${id}` });
+  const kafka = createKafka({ brokers, security: kafkaSecurity, clientId: `ingest-bench-${id}` });
   await ensureTopics(kafka, topicPlan(topics, s.partitions));
   const log = buildLog(s);
   const mix: Record<string, number> = {};
@@ -139,7 +142,7 @@ export async function runB5(s: B5Settings, brokers: string[], id: string): Promi
   const wallStart = performance.now();
   const projector = await startProjector({
     pool: livePool.pool,
-    kafka: createKafka({ brokers, clientId: `ingest-bench-projector-${id}` }),
+    kafka: createKafka({ brokers, security: kafkaSecurity, clientId: `ingest-bench-projector-${id}` }),
     schemas: new SchemaRegistry(),
     topics,
     groupId: `bench-${id}-projector`,
@@ -166,7 +169,7 @@ export async function runB5(s: B5Settings, brokers: string[], id: string): Promi
   const replayPool = observedPool(createPool({ connectionString: replayUrl, role: 'ingest_service', max: 4, applicationName: 'ingest-bench-replay' }));
   let replayed;
   try {
-    replayed = await replayCommandLog({ pool: replayPool.pool, kafka: createKafka({ brokers, clientId: `ingest-bench-replay-${id}` }), schemas: new SchemaRegistry(), topic: topics.commands, batchSize: s.replay_batch_size });
+    replayed = await replayCommandLog({ pool: replayPool.pool, kafka: createKafka({ brokers, security: kafkaSecurity, clientId: `ingest-bench-replay-${id}` }), schemas: new SchemaRegistry(), topic: topics.commands, batchSize: s.replay_batch_size });
   } finally {
     await replayPool.pool.end();
   }

@@ -3,13 +3,17 @@
 // runs it), against the same gateway applying each command inside the request with the same
 // applyCommand (b6-server.ts). Both run the project's outbox relay. Closed loop at saturation, with
 // 1 shop and with 4 shops, the two designs interleaved in the same run; nothing may be lost.
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createPool, type Pool } from '@ingest/db';
+import { readKafkaSecurity } from '@ingest/runtime';
 import { createKafka, ensureTopics, topicPlan, type TopicNames } from '@ingest/kafka';
 import { createBenchDatabase } from './lib/db.ts';
 import { ServerProcess } from './lib/serverProcess.ts';
 import { median, percentile, round, say, sleep } from './lib/util.ts';
+
+// The same TLS/SASL settings as the services, for a KAFKA_BROKERS cluster that needs them.
+const kafkaSecurity = readKafkaSecurity(process.env);
 
 export interface B6Settings {
   lines_per_request: number;
@@ -72,17 +76,18 @@ export interface B6Result {
   relay_stalled: string | null;
 }
 
-const SECRET = 'bench-ingest-secret';
-const SNAPSHOT = '/api/ingest/inventory-snapshot';
+export const SECRET = 'bench-ingest-secret';
+export const SNAPSHOT = '/api/ingest/inventory-snapshot';
 
-function post(agent: Agent, port: number, path: string, body: string): Promise<{ status: number; text: string }> {
+/** One POST with the bench's ingest secret over `agent`; B7 reuses it (and reads Retry-After). */
+export function post(agent: Agent, port: number, path: string, body: string): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(
       { host: '127.0.0.1', port, method: 'POST', path, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-ingest-secret': SECRET } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
         res.on('error', reject);
       },
     );
@@ -118,7 +123,7 @@ interface LoopResult {
 }
 
 export async function runB6(s: B6Settings, brokers: string[], id: string): Promise<B6Result> {
-  const kafka = createKafka({ brokers, clientId: `ingest-bench-b6-${id}` });
+  const kafka = createKafka({ brokers, security: kafkaSecurity, clientId: `ingest-bench-b6-${id}` });
   const topics = Object.fromEntries(
     DESIGNS.map((d) => [d, { commands: `bench.${id}.b6.${d}.commands`, audit: `bench.${id}.b6.${d}.audit`, stockZero: `bench.${id}.b6.${d}.stock-zero`, stockRestored: `bench.${id}.b6.${d}.stock-restored` }]),
   ) as Record<Design, TopicNames>;
@@ -142,7 +147,7 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
         PORT: '0',
         HOST: '127.0.0.1',
         DAILY_SNAPSHOT_CHECK_MS: '3600000',
-      });
+      }, profileArgs(d));
       say(`B6: ${d} server on port ${servers[d].port}`);
     }
     const server = (d: Design) => servers[d]!;
@@ -371,3 +376,12 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
 }
 
 const round2 = (n: number) => round(n, 2);
+
+/**
+ * BENCH_B6_CPU_PROF_DIR: the pipeline server writes a V8 CPU profile of its whole run there (seeding
+ * included), for `node bench/profile-summary.ts <file>`. Off by default: profiling slows the server.
+ */
+function profileArgs(d: Design): string[] {
+  const dir = process.env['BENCH_B6_CPU_PROF_DIR'];
+  return dir && d === 'pipeline' ? ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '1000'] : [];
+}

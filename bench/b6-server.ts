@@ -41,7 +41,7 @@ if (mode === 'pipeline') {
   // As many connections as the pipeline's gateway and projector pools (10 each).
   const requests = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-bench-peer-gateway' });
   const writes = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-bench-peer-apply' });
-  const sink = await createMessageSink(createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-bench-peer' }));
+  const sink = await createMessageSink(createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-bench-peer' }));
   const relay = await startRelay({ pool: writes, connectionString: common.databaseUrl, role, listener, sink, log, registry, fenceMs: 0 });
   const replies = new Map<string, NonNullable<StoredReply>>();
   let offset = 0;
@@ -77,6 +77,7 @@ if (mode === 'pipeline') {
     schemas: new SchemaRegistry(),
     commandLog,
     replies: instant,
+    dryRunner: { run: () => Promise.reject(new Error('no dry runs in the B6 bench')) },
     pool: requests,
     log,
     registry,

@@ -4,6 +4,7 @@ import type { B2Result, LoadResult } from './b2-gateway.ts';
 import type { B4Result } from './b4-e2e.ts';
 import type { B5Result } from './b5-replay.ts';
 import type { B6Result } from './b6-e2e.ts';
+import type { B7Result } from './b7-fair.ts';
 
 export interface Results {
   commit: string;
@@ -19,6 +20,7 @@ export interface Results {
         ratio_floor_10?: number;
         ratio_floor_resend?: number;
         floor_rows_identical?: boolean;
+    set_based_property?: { runs: number; seed: number; passed: boolean; seconds: number };
         ratio_changed?: number;
         ratio_resend?: number;
         resend_log_rows: number;
@@ -29,6 +31,9 @@ export interface Results {
   B5: B5Result | null;
   B6?: B6Result | null;
   B4?: B4Result | null;
+  B7?: B7Result | null;
+  /** Benches this run did not measure, kept from an earlier run: the commit and date they were measured at. */
+  carried_over?: Record<string, { commit: string; date: string }>;
   errors: Record<string, string>;
 }
 
@@ -55,6 +60,7 @@ export function targetsOf(r: Results): Target[] {
     t('B1', 'floor time / projector time, 10,000-line snapshot at 100% changed (p50)', r.B1?.ratio_floor_changed, '>= 0.85', (v) => v >= 0.85),
     t('B1', 'floor time / projector time at 10% changed (p50)', r.B1?.ratio_floor_10, '>= 0.85', (v) => v >= 0.85),
     t('B1', 'floor time / projector time on a resend (0% changed, p50)', r.B1?.ratio_floor_resend, '>= 0.85', (v) => v >= 0.85),
+    t('B1', 'set-based projection equals the deciders (long property run)', r.B1?.set_based_property === undefined ? undefined : r.B1.set_based_property.passed ? 1 : 0, '= 1 (true)', (v) => v === 1),
     t('B1', "floor's rows byte-identical to the projector's (checked in the run)", r.B1?.floor_rows_identical === undefined ? undefined : r.B1.floor_rows_identical ? 1 : 0, '= 1 (true)', (v) => v === 1),
     t('B1', 'log rows written on resend', r.B1?.resend_log_rows, '= 0', (v) => v === 0),
     t('B1', 'no sequential scan of a big table in the load plans', r.B1 ? (r.B1.no_seq_scan_of_big_tables ? 1 : 0) : undefined, '= 1 (true)', (v) => v === 1),
@@ -80,6 +86,8 @@ export function targetsOf(r: Results): Target[] {
       met: r.B4?.p99_ms_at_half == null || r.B4.p99_bound_at_half_ms == null ? null : r.B4.p99_ms_at_half <= r.B4.p99_bound_at_half_ms,
     },
     t('B4', '202 fallbacks at 50% of capacity', r.B4?.fallbacks_202_at_half ?? undefined, '= 0', (v) => v === 0),
+    t('B7', "quiet shops' reply p99 with a noisy shop at 10× capacity / without it", r.B7?.p99_ratio ?? undefined, '<= 1.5', (v) => v <= 1.5),
+    t('B7', 'noisy shop: only 200/202 or 429 with Retry-After (no 5xx)', r.B7 ? (r.B7.noisy_only_429_with_retry_after ? 1 : 0) : undefined, '= 1 (true)', (v) => v === 1),
   ];
 }
 
@@ -128,6 +136,8 @@ function loadRow(name: string, l: LoadResult): string {
 export function renderMarkdown(r: Results): string {
   const L: string[] = [];
   L.push('# Benchmark results', '');
+  if (r.carried_over && Object.keys(r.carried_over).length)
+    L.push(`Not measured in this run and kept from an earlier one: ${Object.entries(r.carried_over).map(([k, v]) => `${k} (commit \`${v.commit.slice(0, 12)}\`, ${v.date})`).join(', ')}.`, '');
   L.push(`- date: ${r.date}`, `- commit: \`${r.commit}\`${r.working_tree_dirty ? ' (working tree had uncommitted changes)' : ''}`, `- total runtime: ${r.total_seconds} s`);
   L.push(`- machine: ${Object.entries(r.machine).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`);
   L.push(`- versions: ${Object.entries(r.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`, '');
@@ -220,6 +230,25 @@ export function renderMarkdown(r: Results): string {
     for (const x of b.rates)
       L.push(`| ${x.fraction * 100}% | ${fmt(x.offered_lines_per_s)} | ${fmt(x.offered_requests_per_s)} | ${x.requests} | ${fmt(x.sustained_lines_per_s)} | ${fmt(x.p50_ms)} | ${fmt(x.p95_ms)} | ${fmt(x.p99_ms)} | ${fmt(x.share_202)} | ${x.count_429} | ${x.count_503} | ${x.other_errors} | ${fmt(x.lag_max)} | ${fmt(x.lag_trend_per_s)} | ${fmt(x.drain_seconds)} | ${x.lost ?? `not drained (${x.pending_at_timeout} pending)`} | ${x.pass ? 'yes' : '**no**'} |`);
     L.push('', `ratio sustained (highest passing rate) / capacity: ${fmt(b.ratio_sustained)} (best sustained of any rate, passing or not: ${fmt(b.ratio_best_sustained_any)}); p99 at 50%: ${b.p99_ms_at_half ?? '–'} ms${b.p99_bound_at_half_ms !== null ? ` (bound ${fmt(b.p99_bound_at_half_ms)} ms)` : ''}`, '');
+  }
+  if (r.B7) {
+    const b = r.B7;
+    L.push('## B7 fair admission per shop', '');
+    L.push(
+      `Open loop (arrivals by the clock): ${fmt(b.settings.lines_per_request)}-line inventory snapshots (every line changed) through the real pipeline (b6-server.ts \`pipeline\`: runGateway + runProjector in a forked process, ${b.settings.partitions}-partition commands topic; each shop on its own partition). ` +
+        `Capacity ${fmt(b.capacity_lines_per_s)} lines/s (${b.capacity_source}, before the phases, with no per-shop limits; B6's figure on a quiet machine: ${fmt(b.b6_capacity_lines_per_s ?? undefined)}). Phase **alone**: ${b.settings.quiet_shops} quiet shops at ${b.settings.quiet_fraction * 100}% of the capacity each; phase **with_noisy**: the same plus one shop offering ${b.settings.noisy_factor}× the capacity. ` +
+        `${b.settings.rounds} round(s) of the two phases, alternating, ${b.settings.seconds} s each; the first ${b.settings.warmup_seconds} s of each are not counted in the latencies. Gateway per-shop budgets: \`SHOP_RATE_LINES_PER_S\`=${fmt(b.shop_rate_lines_per_s)} (${b.settings.shop_rate_fraction * 100}% of the capacity), \`SHOP_BURST_LINES\`=${fmt(b.shop_burst_lines)}, the other settings at their defaults. ` +
+        "Latency: from the request's due time to its answer (200 answers only).",
+      '',
+    );
+    L.push('| phase | side | requests | statuses | accepted lines/s | p50 ms | p95 ms | p99 ms | max ms | 429 with Retry-After | Retry-After s | server event-loop p99 ms | server CPU ms |', '|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|');
+    for (const ph of b.phases) {
+      L.push(`| ${ph.name} | quiet | ${ph.quiet.requests} | ${JSON.stringify(ph.quiet.statuses)} | ${fmt(ph.quiet.accepted_lines_per_s)} | ${fmt(ph.quiet.p50_ms)} | ${fmt(ph.quiet.p95_ms)} | ${fmt(ph.quiet.p99_ms)} | ${fmt(ph.quiet.max_ms)} | – | – | ${fmt(ph.server_event_loop_p99_ms)} | ${fmt(ph.server_cpu_ms)} |`);
+      const n = ph.noisy;
+      if (n)
+        L.push(`| ${ph.name} | noisy | ${n.requests} | ${JSON.stringify(n.statuses)} | ${fmt(n.accepted_lines_per_s)} | ${fmt(n.p50_ms)} | ${fmt(n.p95_ms)} | ${fmt(n.p99_ms)} | ${fmt(n.max_ms)} | ${n.count_429_with_retry_after} / ${n.count_429} | ${n.retry_after_s ? `${n.retry_after_s.min}–${n.retry_after_s.max}` : '–'} | | |`);
+    }
+    L.push('', `Quiet shops' p99 by round: ${b.phases.map((ph) => `${ph.name} ${ph.quiet_p99_ms_by_round.map((v) => fmt(v)).join(' / ')} ms`).join('; ')}. By shop: ${b.phases.map((ph) => `${ph.name} ${Object.values(ph.quiet.p99_ms_by_shop).map((v) => fmt(v)).join(' / ')} ms`).join('; ')}. p99 with / without the noisy shop: ${fmt(b.p99_ratio ?? undefined)}.`, '');
   }
   if (Object.keys(r.errors).length) {
     L.push('## Errors', '');

@@ -1,23 +1,28 @@
-// `npm run bench`: B1 projector apply, B2 gateway, B5 replay, B4 end to end; writes bench/results/latest.{json,md}.
+// `npm run bench`: B1 projector apply, B2 gateway, B5 replay, B6 and B4 end to end, B7 fair admission; writes bench/results/latest.{json,md}.
 // Sequential on purpose (2-core machines): one thing measured at a time. Not part of `npm test`.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPool } from '@ingest/db';
 import { acquireKafka, kafkaVersion, REPO_ROOT, type AcquiredKafka } from '@ingest/devstack';
 import { createKafka, ensureTopics, topicPlan } from '@ingest/kafka';
-import { envInt } from '@ingest/runtime';
+import { envInt, readKafkaSecurity } from '@ingest/runtime';
 import { runB1, type B1Parts, type B1Result } from './b1-apply.ts';
 import { runB2, type B2Result } from './b2-gateway.ts';
 import { runB4, type B4Result } from './b4-e2e.ts';
 import { runB5, type B5Result } from './b5-replay.ts';
 import { runB6, type B6Result } from './b6-e2e.ts';
-import { renderMarkdown, targetsOf } from './report.ts';
+import { runB7, type B7Result } from './b7-fair.ts';
+import { renderMarkdown, targetsOf, type Results } from './report.ts';
 import { ADMIN_URL, createBenchDatabase, dropBenchDatabases, prepareTemplate, serverSettings } from './lib/db.ts';
-import { gitHead, machine, packageVersion, say } from './lib/util.ts';
+import { gitHead, machine, packageVersion, round, say } from './lib/util.ts';
+
+// The same TLS/SASL settings as the services, for a KAFKA_BROKERS cluster that needs them.
+const kafkaSecurity = readKafkaSecurity(process.env);
 
 const env = process.env;
 /** BENCH_ONLY: a subset, e.g. `b1.floor,b6` (b1.floor: B1's inventory scenarios, projector and floor only). */
-const only = new Set((env['BENCH_ONLY'] ?? 'b1,b2,b5,b6,b4').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
+const only = new Set((env['BENCH_ONLY'] ?? 'b1,b2,b5,b6,b4,b7').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
 const b1Parts: B1Parts | null = only.has('b1') ? { floor: true, baselines: true, orders: true } : only.has('b1.floor') ? { floor: true, baselines: false, orders: false } : null;
 /** Where latest.json and latest.md go (default bench/results; point a smoke run elsewhere). */
 const resultsDir = env['BENCH_RESULTS_DIR'] ?? join(REPO_ROOT, 'bench', 'results');
@@ -68,11 +73,32 @@ const settings = {
     partitions: envInt(env, 'BENCH_B6_PARTITIONS', 6, 1),
     drain_timeout_s: envInt(env, 'BENCH_B6_DRAIN_SECONDS', 120, 1),
   },
+  b7: {
+    lines_per_request: envInt(env, 'BENCH_B7_LINES', 100, 1),
+    seconds: envInt(env, 'BENCH_B7_SECONDS', quick ? 8 : 30, 2),
+    rounds: envInt(env, 'BENCH_B7_ROUNDS', quick ? 1 : 5, 1),
+    warmup_seconds: envInt(env, 'BENCH_B7_WARMUP_SECONDS', quick ? 2 : 3, 0),
+    quiet_shops: 3,
+    quiet_fraction: 0.1,
+    noisy_factor: 10,
+    partitions: envInt(env, 'BENCH_B7_PARTITIONS', 6, 4),
+    capacity_clients: 8,
+    capacity_seconds: envInt(env, 'BENCH_B7_CAPACITY_SECONDS', quick ? 5 : 10, 1),
+    shop_rate_fraction: 0.1,
+    drain_timeout_s: envInt(env, 'BENCH_B7_DRAIN_SECONDS', 60, 1),
+  },
   b2_through_kafka: env['BENCH_B2_KAFKA'] !== '0',
 };
 /** B4's capacity when B6 does not run: --capacity=N or BENCH_B4_CAPACITY (lines/s), else 10,000. */
 const capacityArg = process.argv.find((a) => a.startsWith('--capacity='))?.slice('--capacity='.length) ?? env['BENCH_B4_CAPACITY'];
 const FALLBACK_CAPACITY = 10_000;
+/**
+ * What an earlier run wrote: a run of a subset (BENCH_ONLY) keeps the other benches' figures, each
+ * marked with the commit and date it was measured at (`carried_over`).
+ */
+const previous: (Partial<Results> & { carried_over?: Record<string, { commit: string; date: string }> }) | null = existsSync(join(resultsDir, 'latest.json'))
+  ? (JSON.parse(readFileSync(join(resultsDir, 'latest.json'), 'utf8')) as Partial<Results>)
+  : null;
 
 const started = performance.now();
 const id = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
@@ -82,7 +108,9 @@ let b1: B1Result | undefined;
 let b2: B2Result | undefined;
 let b5: B5Result | undefined;
 let b6: B6Result | undefined;
+let property: PropertyRun | undefined;
 let b4: B4Result | undefined;
+let b7: B7Result | undefined;
 const errors: Record<string, string> = {};
 const admin = createPool({ connectionString: ADMIN_URL, max: 1, applicationName: 'ingest-bench' });
 const pgSettings = await admin.connect().then(async (c) => serverSettings(c).finally(() => c.release()));
@@ -104,7 +132,9 @@ try {
     }
   }
 
-  if (only.has('b5') || only.has('b6') || only.has('b4') || (only.has('b2') && settings.b2_through_kafka)) {
+  if (b1Parts) property = longPropertyRun(quick ? 50 : envInt(env, 'BENCH_PROPERTY_RUNS', 400, 1));
+
+  if (only.has('b5') || only.has('b6') || only.has('b4') || only.has('b7') || (only.has('b2') && settings.b2_through_kafka)) {
     kafka = await acquireKafka({ dataDir: join(REPO_ROOT, '.data', 'kafka-bench'), log: (m) => say(`kafka: ${m}`) });
     say(`kafka ${kafka.brokers.join(',')} (${kafka.source})`);
   }
@@ -115,7 +145,7 @@ try {
     try {
       if (kafka && settings.b2_through_kafka) {
         const plan = topicPlan({ commands: topic, audit: `${topic}.a`, stockZero: `${topic}.z`, stockRestored: `${topic}.r` }, 3)[0]!;
-        await ensureTopics(createKafka({ brokers: kafka.brokers, clientId: 'ingest-bench-setup' }), [plan]);
+        await ensureTopics(createKafka({ brokers: kafka.brokers, security: kafkaSecurity, clientId: 'ingest-bench-setup' }), [plan]);
       }
       b2 = await runB2(settings.b2, url, kafka && settings.b2_through_kafka ? { brokers: kafka.brokers, topic } : null);
     } catch (err) {
@@ -123,7 +153,7 @@ try {
       say(`B2 failed: ${errors['B2']}`);
     } finally {
       if (kafka && settings.b2_through_kafka) {
-        const ka = createKafka({ brokers: kafka.brokers, clientId: 'ingest-bench-setup' }).admin();
+        const ka = createKafka({ brokers: kafka.brokers, security: kafkaSecurity, clientId: 'ingest-bench-setup' }).admin();
         await ka.connect();
         await ka.deleteTopics({ topics: [topic] }).catch(() => {});
         await ka.disconnect();
@@ -165,6 +195,18 @@ try {
       say(`B4 failed: ${errors['B4']}`);
     }
   }
+
+  if (only.has('b7') && kafka) {
+    // B7 measures the capacity itself, on the machine as it is when it runs; B6's figure is shown beside it.
+    const most = String(Math.max(...settings.b6.shop_counts));
+    const b6Capacity = b6?.lines_per_s.pipeline[most] ?? previous?.B6?.lines_per_s.pipeline[most] ?? null;
+    try {
+      b7 = await runB7(settings.b7, kafka.brokers, id, b6Capacity);
+    } catch (err) {
+      errors['B7'] = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      say(`B7 failed: ${errors['B7']}`);
+    }
+  }
 } finally {
   const dropped = await dropBenchDatabases().catch((err: unknown) => (say(`could not drop bench databases: ${String(err)}`), []));
   say(`dropped ${dropped.join(', ') || 'no databases'}`);
@@ -194,8 +236,18 @@ const results = {
   B5: b5 ? { ...b5 } : null,
   B6: b6 ? { ...b6 } : null,
   B4: b4 ? { ...b4 } : null,
+  B7: b7 ? { ...b7 } : null,
   errors,
 };
+// Benches not selected by BENCH_ONLY keep their earlier figures (a smoke run into BENCH_RESULTS_DIR too).
+const carried: Record<string, { commit: string; date: string }> = {};
+for (const key of ['B1', 'B2', 'B5', 'B6', 'B4', 'B7'] as const) {
+  const earlier = previous?.[key];
+  if (only.has(key.toLowerCase()) || (key === 'B1' && b1Parts) || earlier == null) continue;
+  (results as Record<string, unknown>)[key] = earlier;
+  carried[key] = previous?.carried_over?.[key] ?? { commit: previous?.commit ?? 'unknown', date: previous?.date ?? 'unknown' };
+}
+Object.assign(results, Object.keys(carried).length ? { carried_over: carried } : {});
 const withTargets = { ...results, targets: targetsOf(results) };
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(withTargets, null, 2)}\n`);
@@ -214,6 +266,7 @@ function b1Summary(b1: B1Result) {
     ratio_floor_resend: inv.resend.ratio_floor,
     ratio_floor_new: inv.new.ratio_floor,
     floor_rows_identical: b1.floor?.verified_identical,
+    set_based_property: property,
     ...(orders && inv.changed_100.ratio_vs_bare !== undefined && orders.changed_100.ratio_vs_bare !== undefined
       ? {
           ratio_changed: Math.min(inv.changed_100.ratio_vs_bare, orders.changed_100.ratio_vs_bare),
@@ -229,4 +282,32 @@ function b1Summary(b1: B1Result) {
     no_seq_scan_of_big_tables: b1.plans.filter((p) => !p.query.startsWith('floor:')).every((p) => !p.seq_scan_on_big_table),
     ...b1,
   };
+}
+
+interface PropertyRun {
+  test: string;
+  runs: number;
+  seed: number;
+  passed: boolean;
+  seconds: number;
+}
+
+/**
+ * Issue 13: the set-based projection against the deciders (the integration property test that
+ * `npm test` runs with a few cases), here with many more random command sequences, same seed.
+ */
+function longPropertyRun(runs: number): PropertyRun {
+  const test = 'tests/integration/set-based-projection.int.test.ts';
+  say(`B1 property: ${test} with PROPERTY_RUNS=${runs}`);
+  const t0 = performance.now();
+  const r = spawnSync(join(REPO_ROOT, 'node_modules', '.bin', 'vitest'), ['run', '--project', 'integration', test], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PROPERTY_RUNS: String(runs) },
+    encoding: 'utf8',
+  });
+  const seconds = round((performance.now() - t0) / 1000, 1);
+  const passed = r.status === 0;
+  say(`B1 property: ${passed ? 'passed' : 'FAILED'} in ${seconds} s`);
+  if (!passed) errors['B1.property'] = `${r.stdout ?? ''}${r.stderr ?? ''}`.slice(-4000);
+  return { test, runs, seed: 20261123, passed, seconds };
 }

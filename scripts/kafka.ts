@@ -6,6 +6,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acquireKafka, brokersFromEnv, DEFAULT_LOCAL_BROKERS, probeKafka } from '@ingest/devstack';
+import { describeKafkaSecurity, readKafkaSecurity } from '@ingest/runtime';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const log = (msg: string) => console.error(`[kafka] ${msg}`);
@@ -15,11 +16,11 @@ async function start(): Promise<number> {
   const address = kafka.brokers.join(',');
   if (kafka.source === 'env' || kafka.source === 'running') {
     const where = kafka.source === 'env' ? 'KAFKA_BROKERS' : 'an already running broker';
-    const ok = kafka.source === 'running' || (await probeKafka(kafka.brokers, 3000)).ok;
+    const ok = kafka.source === 'running' || (await probeKafka(kafka.brokers, 3000, readKafkaSecurity(process.env))).ok;
     console.log(`Kafka: ${where} at ${address}${ok ? '' : ' (NOT reachable)'}; nothing to start.`);
     return ok ? 0 : 1;
   }
-  console.log(`Kafka ready at ${address} (${kafka.source}). Use KAFKA_BROKERS=${address}. Ctrl-C to stop.`);
+  console.log(`Kafka ready at ${address} (${kafka.source}). Use KAFKA_BROKERS=${address} (single broker: KAFKA_REPLICATION_FACTOR=1 KAFKA_MIN_INSYNC_REPLICAS=1). Ctrl-C to stop.`);
 
   // If our parent goes away without a signal (killed with SIGKILL), stop the broker rather than orphan it.
   const parent = process.ppid;
@@ -44,8 +45,10 @@ async function start(): Promise<number> {
 
 async function status(): Promise<number> {
   const brokers = brokersFromEnv() ?? DEFAULT_LOCAL_BROKERS;
-  const r = await probeKafka(brokers, 3000);
-  if (r.ok) console.log(`Kafka reachable at ${brokers.join(',')} (cluster ${r.clusterId})`);
+  const security = brokersFromEnv() ? readKafkaSecurity(process.env) : undefined;
+  const r = await probeKafka(brokers, 3000, security);
+  const how = security ? `, ${describeKafkaSecurity(security)}` : '';
+  if (r.ok) console.log(`Kafka reachable at ${brokers.join(',')} (cluster ${r.clusterId}${how})`);
   else console.log(`Kafka NOT reachable at ${brokers.join(',')}: ${r.error}`);
   return r.ok ? 0 : 1;
 }

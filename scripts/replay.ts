@@ -73,7 +73,7 @@ const onProgress = (p: ReplayProgress) => {
   );
 };
 const replayOptions = {
-  kafka: createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-replay' }),
+  kafka: createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-replay' }),
   schemas: new SchemaRegistry(),
   topic: common.topics.commands,
   batchSize: envInt(process.env, 'REPLAY_BATCH', 500, 1),

@@ -7,26 +7,28 @@ import { createListener } from '@ingest/db';
 import { prepareInfra, REPO_ROOT } from '@ingest/devstack';
 import { runGateway } from '@ingest/gateway';
 import { runProjector } from '@ingest/projector';
-import { createLogger, createRegistry, onShutdown, readCommonConfig } from '@ingest/runtime';
+import { createLogger, createRegistry, envString, onShutdown, readCommonConfig, startTracing } from '@ingest/runtime';
 
 if (existsSync(join(REPO_ROOT, '.env'))) process.loadEnvFile(join(REPO_ROOT, '.env'));
-const log = createLogger({ name: 'ingest', level: readCommonConfig(process.env).logLevel });
+const log = createLogger({ name: 'ingest', level: envString(process.env, 'LOG_LEVEL', 'info') });
 const say = (msg: string) => log.info(msg);
 
 try {
   const infra = await prepareInfra(process.env, say);
+  // Off unless OTEL_TRACES_EXPORTER is set (issue 15): one trace from the request to the projector's apply.
+  const tracing = await startTracing(infra.env, { serviceName: 'ingest' });
   // One process, one registry: the gateway's /metrics shows the projector and relay too.
   const registry = createRegistry({ defaultMetrics: true });
   // One process, one LISTEN connection: replies and the relay share it.
   const common = readCommonConfig(infra.env);
   const listener = createListener({ connectionString: common.databaseUrl, role: common.dbRole || undefined, log: log.child({ component: 'listen' }) });
   const projector = await runProjector(infra.env, log.child({ component: 'projector' }), { registry, listener });
-  const gateway = await runGateway(infra.env, log.child({ component: 'gateway' }), { registry, listener });
+  const gateway = await runGateway(infra.env, log.child({ component: 'gateway' }), { registry, listener, alsoReady: { projector: projector.readiness } });
   onShutdown(log, [
     ['gateway', () => gateway.stop()],
     ['projector', () => projector.stop()],
     ['listen', () => listener.close()],
-    ['kafka', () => infra.release()],
+    ['kafka', () => infra.release().finally(() => tracing.shutdown())],
   ]);
   say(`pipeline ready: http://127.0.0.1:${gateway.port} (Kafka ${infra.env['KAFKA_BROKERS']}, ${infra.kafka.source}); Ctrl-C to stop`);
 } catch (err) {

@@ -3,12 +3,18 @@ import { DEFAULT_DATABASE_URL } from '@ingest/runtime';
 
 /** The server the bench runs on (DATABASE_URL or the default); every database it makes is ingest_bench_*. */
 export const ADMIN_URL = withDatabase(process.env['DATABASE_URL'] ?? DEFAULT_DATABASE_URL, 'postgres');
-export const TEMPLATE_DB = 'ingest_bench_template';
+/**
+ * A run's databases carry its process id (`ingest_bench_b4` is made as `ingest_bench_p<pid>_b4`):
+ * several checkouts on one machine share one PostgreSQL, and a run must never drop the databases of
+ * another run still going (it did: a B7 run dropped a B6 run's databases under it).
+ */
+const scoped = (name: string): string => name.replace(/^ingest_bench_/, `ingest_bench_p${process.pid}_`);
+export const TEMPLATE_DB = scoped('ingest_bench_template');
 const made = new Set<string>();
 
 /** A migrated template every bench database is copied from (CREATE DATABASE … TEMPLATE). */
 export async function prepareTemplate(): Promise<void> {
-  const build = 'ingest_bench_build';
+  const build = scoped('ingest_bench_build');
   made.add(build).add(TEMPLATE_DB);
   const url = await createDatabaseFromTemplate(ADMIN_URL, build, 'template1');
   await migrate(url);
@@ -18,16 +24,18 @@ export async function prepareTemplate(): Promise<void> {
 
 export async function createBenchDatabase(name: string): Promise<string> {
   if (!name.startsWith('ingest_bench_')) throw new Error(`bench databases are named ingest_bench_*: ${name}`);
-  made.add(name);
-  return createDatabaseFromTemplate(ADMIN_URL, name, TEMPLATE_DB);
+  made.add(scoped(name));
+  return createDatabaseFromTemplate(ADMIN_URL, scoped(name), TEMPLATE_DB);
 }
 
 /**
  * A copy of a bench database (CREATE DATABASE … STRATEGY FILE_COPY: a checkpoint and a file copy,
  * not gigabytes of WAL). The source must have no open sessions.
  */
-export async function cloneBenchDatabase(name: string, from: string): Promise<string> {
-  if (!name.startsWith('ingest_bench_') || !from.startsWith('ingest_bench_')) throw new Error(`bench databases are named ingest_bench_*: ${name}, ${from}`);
+export async function cloneBenchDatabase(unscopedName: string, unscopedFrom: string): Promise<string> {
+  if (!unscopedName.startsWith('ingest_bench_') || !unscopedFrom.startsWith('ingest_bench_'))
+    throw new Error(`bench databases are named ingest_bench_*: ${unscopedName}, ${unscopedFrom}`);
+  const [name, from] = [scoped(unscopedName), scoped(unscopedFrom)];
   made.add(name);
   await dropDatabase(ADMIN_URL, name);
   const c = createPool({ connectionString: ADMIN_URL, max: 1, applicationName: 'ingest-bench' });
@@ -39,17 +47,34 @@ export async function cloneBenchDatabase(name: string, from: string): Promise<st
   return withDatabase(ADMIN_URL, name);
 }
 
-/** Drops every database this run made, and any left by an earlier run that was cut short. */
+/** A run's process is gone (its databases are left over); false when it still runs, or is not on this machine's view. */
+function runEnded(name: string): boolean {
+  const pid = Number(/^ingest_bench_p(\d+)_/.exec(name)?.[1]);
+  if (!pid || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * Drops every database this run made, and those left by an earlier run that was cut short (its
+ * process is gone). Databases of a run still going are left alone, and so are unscoped
+ * `ingest_bench_*` names of older checkouts (they drop their own).
+ */
 export async function dropBenchDatabases(): Promise<string[]> {
   const c = createPool({ connectionString: ADMIN_URL, max: 1, applicationName: 'ingest-bench' });
   let names: string[];
   try {
-    names = (await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'ingest\\_bench\\_%'`)).rows.map((r) => r.datname);
+    names = (await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'ingest\\_bench\\_p%'`)).rows.map((r) => r.datname).filter(runEnded);
   } finally {
     await c.end();
   }
-  for (const n of new Set([...made, ...names])) await dropDatabase(ADMIN_URL, n);
-  return names;
+  const all = [...new Set([...made, ...names])];
+  for (const n of all) await dropDatabase(ADMIN_URL, n);
+  return all;
 }
 
 /** A pool or one of its clients. */

@@ -2,6 +2,7 @@
 // unknown field, and consistent with what the processes serve and read: probe paths and ports,
 // shutdown deadlines, settings, secrets, labels, the image's user and entry points.
 import { spawnSync } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1';
@@ -10,8 +11,9 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Service } from 'kubernetes-models/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGatewayConfig } from '@ingest/gateway';
-import { readCommonConfig } from '@ingest/runtime';
+import { createRegistry, readCommonConfig } from '@ingest/runtime';
 import { startTestGateway, type TestGateway } from '../../services/gateway/src/testGateway.ts';
+import { createProbeServer } from '../../services/projector/src/probes.ts';
 import { hasCommand, read, readYamlDocs, REPO, TOOL_CHECKS } from './support.ts';
 
 type Obj = Record<string, any>;
@@ -203,7 +205,7 @@ describe('deploy/k8s', () => {
     const c = container(d, 'projector');
     const main = read('services/projector/src/main.ts');
 
-    it('probe PROJECTOR_METRICS_PORT, where the projector serves /healthz, /readyz and /metrics', () => {
+    it('probe PROJECTOR_METRICS_PORT, where the projector serves /healthz, /readyz and /metrics', async () => {
       const defaultPort = /envInt\(process\.env, 'PROJECTOR_METRICS_PORT', (\d+)/.exec(main)?.[1];
       expect(defaultPort).toBe('9091');
       const port = Number(envValue(c, 'PROJECTOR_METRICS_PORT') ?? defaultPort);
@@ -212,8 +214,18 @@ describe('deploy/k8s', () => {
       expect(c['livenessProbe'].httpGet.path).toBe('/healthz');
       expect(c['startupProbe'].httpGet.path).toBe('/healthz');
       expect(c['readinessProbe'].httpGet.path).toBe('/readyz');
-      for (const path of ['/healthz', '/readyz', d['spec']['template']['metadata']['annotations']['prometheus.io/path']]) {
-        expect(main, `main.ts answers ${path}`).toContain(`req.url === '${path}'`);
+      // main.ts serves probes.ts's server on that port; it answers each path (a ready projector).
+      expect(main).toMatch(/createProbeServer\([^)]*\)\.listen\(port/);
+      const server = createProbeServer({ registry: createRegistry(), readiness: async () => ({ consumer: true, database: true, listen: true }) });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        for (const path of ['/healthz', '/readyz', d['spec']['template']['metadata']['annotations']['prometheus.io/path']]) {
+          expect((await fetch(`${url}${path}`)).status, `the projector answers ${path}`).toBe(200);
+        }
+        expect((await fetch(`${url}/not-a-probe`)).status).toBe(404);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
       }
     });
   });

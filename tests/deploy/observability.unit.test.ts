@@ -3,12 +3,16 @@
 // ones (EXTERNAL_METRICS). Where promtool is installed (Debian's `prometheus` package), the rules,
 // their behaviour on given series, and the scrape configuration are checked by it too.
 import { spawnSync } from 'node:child_process';
+import { get as httpGet } from 'node:http';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { createRegistry, lintExposition, registerPoolMetrics } from '@ingest/runtime';
+import { gatewayMetrics } from '../../services/gateway/src/metrics.ts';
 import { startTestGateway, type TestGateway } from '../../services/gateway/src/testGateway.ts';
+import { projectorMetrics, prunerMetrics, relayMetrics } from '../../services/projector/src/metrics.ts';
 import {
   defaultMetricNames,
   EXTERNAL_METRICS,
@@ -58,6 +62,35 @@ function unknownMetrics(exprs: Array<{ where: string; expr: string }>): string[]
 const referenced = (exprs: Array<{ expr: string }>): Set<string> =>
   new Set(exprs.flatMap(({ expr }) => promqlMetrics(expr).metrics.map((m) => metricFamily(m, known) ?? m)));
 
+/** Everything one process that runs the gateway and the projector (`npm start`) exports, each labelled series present. */
+async function wholeProcessMetrics(): Promise<string> {
+  const registry = createRegistry({ defaultMetrics: true });
+  const g = gatewayMetrics(registry);
+  g.requests.inc({ method: 'GET', route: '/healthz', status: '200' });
+  g.latency.observe({ method: 'GET', route: '/healthz' }, 0.001);
+  g.produce.observe(0.01);
+  g.replyWait.observe({ outcome: 'replied' }, 0.02);
+  const p = projectorMetrics(registry);
+  p.applied.inc({ kind: 'products.upsert', outcome: 'applied' });
+  p.retries.inc({ class: 'transient' });
+  p.groupSize.observe(2);
+  p.duration.observe({ kind: 'products.upsert' }, 0.01);
+  p.lagOffsets.set({ partition: '0' }, 3);
+  p.lag.batchStarted(0);
+  const r = relayMetrics(registry);
+  r.published.inc();
+  r.publishSeconds.observe(0.01);
+  r.setOldest(4);
+  const pr = prunerMetrics(registry);
+  pr.deleted.inc({ table: 'agent_runtime.outbox' });
+  pr.seconds.observe(0.1);
+  registerPoolMetrics(registry, 'gateway', { totalCount: 3, idleCount: 1, waitingCount: 0, options: { max: 10 } });
+  registerPoolMetrics(registry, 'projector', { totalCount: 3, idleCount: 1, waitingCount: 0, options: { max: 10 } });
+  const text = await registry.metrics();
+  registry.clear();
+  return text;
+}
+
 describe('metric names', () => {
   let gw: TestGateway;
   beforeAll(async () => {
@@ -70,6 +103,13 @@ describe('metric names', () => {
     const served = [...(await (await fetch(`${gw.url}/metrics`)).text()).matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => m[1]!);
     expect(served.length).toBeGreaterThan(0);
     expect(served.filter((n) => !registered.has(n))).toEqual([]);
+  });
+
+  it("of one whole process (gateway, projector, relay, pruner, pools, defaults) pass Prometheus' naming rules, and are all found in the sources", async () => {
+    const text = await wholeProcessMetrics();
+    expect(lintExposition(text)).toEqual([]);
+    const types = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    for (const [name, type] of types) expect(known.get(name), name).toBe(type);
   });
 
   it('include the prom-client defaults the dashboard reads', () => {
@@ -100,6 +140,9 @@ describe(RULES, () => {
         'IngestRelayBacklogGrowing',
         'IngestRelayNoLeader',
         'IngestRelayNotPublishing',
+        'IngestRelayBacklogOld',
+        'IngestProjectorNotReady',
+        'IngestDbPoolWaiting',
         'IngestTargetDown',
       ].sort(),
     );
@@ -120,7 +163,19 @@ describe(RULES, () => {
 
   it('reads the lag, relay, parked, 5xx and readiness metrics', () => {
     const used = referenced(rules);
-    for (const m of ['projector_lag_seconds', 'projector_lag_offsets', 'relay_outbox_pending', 'relay_events_published_total', 'relay_leader', 'http_requests_total', 'projector_parked_open', 'up']) {
+    for (const m of [
+      'projector_lag_seconds',
+      'projector_lag_offsets',
+      'relay_outbox_pending',
+      'relay_outbox_oldest_seconds',
+      'relay_events_published_total',
+      'relay_leader',
+      'http_requests_total',
+      'projector_parked_open',
+      'ingest_ready',
+      'db_pool_waiting_clients',
+      'up',
+    ]) {
       expect(used, m).toContain(m);
     }
     for (const m of Object.keys(EXTERNAL_METRICS)) expect(used, `${m} is listed as external but unused`).toContain(m);
@@ -154,7 +209,7 @@ describe('deploy/grafana/retail-ingestion.json', () => {
     expect(unknownMetrics(dashboardExprs)).toEqual([]);
   });
 
-  it('shows requests and 5xx by route, p99 latency, lag, outcomes, parked, group size, relay, retries, pruning, memory and event loop', () => {
+  it('shows requests and 5xx by route, p99 latency, lag, outcomes, parked, group size, relay and its backlog age, retries, pruning, readiness, pools, memory and event loop', () => {
     const used = referenced(dashboardExprs);
     for (const m of [
       'http_requests_total',
@@ -171,6 +226,12 @@ describe('deploy/grafana/retail-ingestion.json', () => {
       'prune_rows_deleted_total',
       'process_resident_memory_bytes',
       'nodejs_eventloop_lag_p99_seconds',
+      'relay_outbox_oldest_seconds',
+      'relay_publish_seconds',
+      'projector_commands_retrying',
+      'ingest_ready',
+      'db_pool_connections',
+      'db_pool_waiting_clients',
     ]) {
       expect(used, m).toContain(m);
     }
@@ -200,6 +261,9 @@ const CASES: Case[] = [
   ['a stale count at a relay that no longer leads', [series('relay_outbox_pending', P2, '50x30'), series('relay_leader', P2, '0x30'), series('relay_outbox_pending', P1, '0x30'), series('relay_leader', P1, '1x30'), series('relay_events_published_total', P1, '100x30')], '20m', 'IngestRelayNotPublishing', []],
   ['a growing outbox over 1,000 rows', [series('relay_outbox_pending', P1, '1000+50x60'), series('relay_leader', P1, '1x60')], '40m', 'IngestRelayBacklogGrowing', [{ severity: 'warning' }]],
   ['a large outbox that is not growing', [series('relay_outbox_pending', P1, '5000x60'), series('relay_leader', P1, '1x60')], '40m', 'IngestRelayBacklogGrowing', []],
+  ['the oldest row 10 minutes old at the leader', [series('relay_outbox_oldest_seconds', P1, '600+60x20'), series('relay_leader', P1, '1x20'), series('relay_outbox_oldest_seconds', P2, '0x20'), series('relay_leader', P2, '0x20')], '10m', 'IngestRelayBacklogOld', [{ severity: 'warning' }]],
+  ['rows published within a minute', [series('relay_outbox_oldest_seconds', P1, '30x20'), series('relay_leader', P1, '1x20')], '10m', 'IngestRelayBacklogOld', []],
+  ['an old count at a relay that no longer leads', [series('relay_outbox_oldest_seconds', P2, '900x20'), series('relay_leader', P2, '0x20'), series('relay_outbox_oldest_seconds', P1, '0x20'), series('relay_leader', P1, '1x20')], '10m', 'IngestRelayBacklogOld', []],
   ['no relay leads', [series('relay_leader', P1, '0x10'), series('relay_leader', P2, '0x10')], '5m', 'IngestRelayNoLeader', [{ severity: 'critical' }]],
   ['no projector is scraped', [series('up', G1, '1x10')], '5m', 'IngestRelayNoLeader', [{ severity: 'critical' }]],
   ['one relay leads', [series('relay_leader', P1, '1x10'), series('relay_leader', P2, '0x10')], '5m', 'IngestRelayNoLeader', []],
@@ -207,6 +271,11 @@ const CASES: Case[] = [
   ['1% of requests answer 500', [series('http_requests_total', { ...G1, method: 'POST', route: '/api/ingest/products', status: '200' }, '0+100x20'), series('http_requests_total', { ...G1, method: 'POST', route: '/api/ingest/products', status: '500' }, '0+1x20')], '15m', 'IngestGatewayErrorRate', []],
   ['a parked command seen by the pruner of the last round', [series('projector_parked_open', P1, '2x10'), series('prune_round_seconds_count', P1, '0+1x10')], '5m', 'IngestParkedCommands', [{ severity: 'warning' }]],
   ['a stale parked count at a process that no longer prunes', [series('projector_parked_open', P2, '3x10'), series('prune_round_seconds_count', P2, '4x10'), series('projector_parked_open', P1, '0x10'), series('prune_round_seconds_count', P1, '0+1x10')], '5m', 'IngestParkedCommands', []],
+  ['a projector whose consumer has not joined for 10 minutes', [series('ingest_ready', { ...P1, check: 'consumer' }, '0x15'), series('ingest_ready', { ...P1, check: 'database' }, '1x15'), series('ingest_ready', { ...P2, check: 'consumer' }, '1x15')], '10m', 'IngestProjectorNotReady', [{ severity: 'warning', instance: P1.instance }]],
+  ['a projector not ready for 2 minutes, then ready', [series('ingest_ready', { ...P1, check: 'database' }, '0 0 0 1 1 1 1 1 1 1 1')], '10m', 'IngestProjectorNotReady', []],
+  ['a gateway not ready (its own alerts and the error rate cover it)', [series('ingest_ready', { ...G1, check: 'kafka' }, '0x15')], '10m', 'IngestProjectorNotReady', []],
+  ['requests waiting for a connection at every scrape', [series('db_pool_waiting_clients', { ...G1, pool: 'gateway' }, '3x20'), series('db_pool_waiting_clients', { ...P1, pool: 'projector' }, '0x20')], '15m', 'IngestDbPoolWaiting', [{ severity: 'warning', instance: G1.instance, pool: 'gateway' }]],
+  ['a pool that waits now and then', [series('db_pool_waiting_clients', { ...G1, pool: 'gateway' }, '0 3 0 2 0 4 0 1 0 2 0 3 0 1 0 2 0 3 0 1 0')], '15m', 'IngestDbPoolWaiting', []],
   ['a gateway that does not answer /metrics', [series('up', G1, '0x10')], '5m', 'IngestTargetDown', [{ severity: 'critical', ...G1 }]],
   ['a gateway that answers', [series('up', G1, '1x10')], '5m', 'IngestTargetDown', []],
   ['a projector Deployment without an available replica', [series('kube_deployment_status_replicas_available', { namespace: 'ingest', deployment: 'ingest-projector' }, '0x10'), series('kube_deployment_status_replicas_available', { namespace: 'ingest', deployment: 'other' }, '0x10')], '5m', 'IngestNoReadyReplica', [{ severity: 'critical', namespace: 'ingest', deployment: 'ingest-projector' }]],
@@ -217,6 +286,21 @@ const CASES: Case[] = [
 // Needs promtool (Debian's `prometheus` package), which the project does not install:
 // `npm run check:deploy` runs these (and fails without it); `npm test` does not register them.
 if (TOOL_CHECKS) describe('with promtool', () => {
+  let gw: TestGateway;
+  // node:http without keep-alive: fetch's pool may hold a dead socket to a port an earlier gateway had.
+  const get = (path: string) =>
+    new Promise<string>((resolve, reject) => {
+      httpGet(`${gw.url}${path}`, { agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve(body));
+      }).on('error', reject);
+    });
+  beforeAll(async () => {
+    gw = await startTestGateway();
+    await get('/healthz');
+    await get('/nowhere');
+  });
+  afterAll(() => gw.close());
   it('promtool is installed', () => expect(hasCommand('promtool', ['--version'])).toBe(true));
   const dir = mkdtempSync(join(tmpdir(), 'ingest-promtool-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -245,6 +329,20 @@ if (TOOL_CHECKS) describe('with promtool', () => {
     expect(r.stdout + r.stderr).toContain('SUCCESS');
     expect(r.status).toBe(0);
     expect(new Set(CASES.filter((c) => c[4].length).map((c) => c[3]))).toEqual(new Set(rules.map((r) => r.alert)));
+  });
+
+  it('checks the metrics of every process (promtool check metrics: names, types, units, help)', async () => {
+    const served = await get('/metrics');
+    const all = await wholeProcessMetrics();
+    expect(all).toContain('projector_lag_seconds{partition="0"}');
+    for (const text of [served, all]) {
+      const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+      expect(r.stdout + r.stderr).toBe('');
+      expect(r.status).toBe(0);
+    }
+    // and it does refuse what it should (so that a pass means something)
+    const bad = spawnSync('promtool', ['check', 'metrics'], { input: '# HELP x_total a gauge\n# TYPE x_total gauge\nx_total 1\n', encoding: 'utf8' });
+    expect(bad.stdout + bad.stderr).toContain('non-counter metrics should not have "_total" suffix');
   });
 
   it('checks prometheus.yml (its Kubernetes discovery replaced: Debian builds promtool without it)', () => {

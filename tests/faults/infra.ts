@@ -1,6 +1,7 @@
 // The suite's own infrastructure: a Kafka broker it may kill (never the shared one on 9092), a
 // migrated template database, and per scenario a database copy, topics, a consumer group and a
 // TCP proxy in front of PostgreSQL.
+import { readKafkaSecurity } from '@ingest/runtime';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,9 @@ import { REPO_ROOT, startKafkaBroker, type KafkaBroker } from '@ingest/devstack'
 import { createKafka, ensureTopics, topicPlan, type Kafka, type TopicNames } from '@ingest/kafka';
 import { CRON_SECRET, INGEST_SECRET } from './load.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy.ts';
+
+// The same TLS/SASL settings as the services, for a KAFKA_BROKERS cluster that needs them.
+const kafkaSecurity = readKafkaSecurity(process.env);
 
 export const ADMIN_DATABASE_URL = process.env['FAULTS_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const KAFKA_PORT = Number(process.env['FAULTS_KAFKA_PORT'] ?? 19092);
@@ -96,7 +100,7 @@ export async function createStack(scenario: string, template: Template, brokers:
     stockZero: `faults.${id}.stock-zero`,
     stockRestored: `faults.${id}.stock-restored`,
   };
-  const kafka = createKafka({ brokers, clientId: `faults-${id}` });
+  const kafka = createKafka({ brokers, security: kafkaSecurity, clientId: `faults-${id}` });
   await ensureTopics(kafka, topicPlan(topics, PARTITIONS));
   const groupId = `faults-${id}-projector`;
   const db = new pg.Pool({ connectionString: directUrl, max: 4 });

@@ -47,6 +47,8 @@ describe('a PostgreSQL outage (issue 11)', () => {
       expect503(
         await post(`${p.url()}/api/products/bulk-upsert`, { products: [{ barcode: 'B3', product_name: 'x' }] }, { 'x-cron-secret': CRON_SECRET, 'x-shop': shop }),
       );
+      // Issue 16: a dry run reads the database instead of appending: 503 with Retry-After too.
+      expect503(await post(`${p.url()}/api/ingest/products?dry_run=true`, { shop, products: [{ barcode: 'B4', product_name: 'x' }] }, ING));
       const ready = await get(`${p.url()}/readyz`);
       expect(ready.status).toBe(503);
       expect(ready.json.checks.database).toBe(false);

@@ -11,7 +11,15 @@ let client: pg.Client;
 
 beforeAll(async () => {
   url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, 'template1');
-  expect(await migrate(url)).toEqual(['1763700000000_data-model', '1763800000000_hot-updates', '1763900000000_fault-tolerance', '1764000000000_checkpoint-log-identity']);
+  expect(await migrate(url)).toEqual([
+    '1763700000000_data-model',
+    '1763800000000_hot-updates',
+    '1763900000000_fault-tolerance',
+    '1764000000000_checkpoint-log-identity',
+    '1764100000000_request-idempotency-keys',
+    '1764200000000_set-based-projection',
+    '1764300000000_read-side',
+  ]);
   client = new pg.Client({ connectionString: url });
   await client.connect();
 });

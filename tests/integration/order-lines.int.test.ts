@@ -440,11 +440,14 @@ describe('POST /api/order-line-master/bulk-upsert: response, storage and logs', 
     expect(stored[0].customer_id).toBe('C-2');
   });
 
-  it('dry_run (D22): the same body a real run gives, dry_run echoed, and nothing written: no rows, no logs, no outbox rows', async () => {
+  it('dry_run (D22, issue 16): the same body a real run gives, dry_run echoed, as_of added, and nothing written or appended: no rows, no logs, no outbox rows, no result', async () => {
     const s = await newShop('dry');
     await upsert(s.shop, [row(s, { line_instance_no: 1 }), row(s, { line_instance_no: 2 })]);
     const linesBefore = await lines(s.shop);
     const logsBefore = await logs(s.shop);
+    const count = async (from: string) => (await p.db.query(`SELECT count(*)::int AS n FROM ${from}`)).rows[0].n as number;
+    const runtime = async () => [await count('agent_runtime.outbox'), await count('agent_runtime.command_results'), await count('agent_runtime.command_requests')];
+    const runtimeBefore = await runtime();
     const rows = [
       row(s, { line_instance_no: 1 }), // identical
       row(s, { line_instance_no: 2, customer_id: 'C-9' }), // update
@@ -457,35 +460,28 @@ describe('POST /api/order-line-master/bulk-upsert: response, storage and logs', 
 
     const dry = await upsert(s.shop, rows, { dry_run: true });
     expect(dry).toMatchObject({ dry_run: true, accepted_rows: 5, inserted_rows: 2, updated_rows: 2, rejected_rows: 2, warnings_count: 1 });
+    expect(Date.parse(dry.as_of)).not.toBeNaN();
     expect(await lines(s.shop)).toEqual(linesBefore);
     expect(await logs(s.shop)).toEqual(logsBefore);
-    const { rows: results } = await p.db.query(
-      `SELECT command_id FROM agent_runtime.command_results WHERE shop = $1 AND kind = 'order_lines.upsert' AND (body->>'dry_run')::boolean`,
-      [s.shop],
-    );
-    expect(results).toHaveLength(1);
-    const dryId = results[0].command_id as string;
-    const outbox = async (commandId: string) =>
-      (await p.db.query('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE command_id = $1', [commandId])).rows[0].n as number;
-    expect(await outbox(dryId)).toBe(0);
-    const { rows: logRows } = await p.db.query('SELECT count(*)::int AS n FROM public.order_line_master_update_logs WHERE command_id = $1', [dryId]);
-    expect(logRows[0].n).toBe(0);
+    // Issue 16: a dry run is never appended, so the projector stores no result and writes no outbox row for it.
+    expect(await runtime()).toEqual(runtimeBefore);
 
     const real = await upsert(s.shop, rows);
-    expect(real).toEqual({ ...dry, dry_run: false });
+    const { as_of: _asOf, ...dryBody } = dry;
+    expect(real).toEqual({ ...dryBody, dry_run: false });
     expect((await lines(s.shop)).map((l) => [l.line_instance_no, l.customer_id])).toEqual([
       [1, 'C-1'],
       [2, 'C-9'],
       [3, 'C-3'],
       [4, 'C-1'],
     ]);
-    // The real run did write its audit events (one outbox row stands for the command's 4 log records),
-    // so the query above can see them.
+    // The real run did write its audit events (one outbox row stands for the command's 4 log records).
     const { rows: realResults } = await p.db.query(
-      `SELECT command_id FROM agent_runtime.command_results WHERE shop = $1 AND kind = 'order_lines.upsert' AND NOT (body->>'dry_run')::boolean ORDER BY created_at DESC LIMIT 1`,
+      `SELECT command_id FROM agent_runtime.command_results WHERE shop = $1 AND kind = 'order_lines.upsert' ORDER BY created_at DESC LIMIT 1`,
       [s.shop],
     );
-    expect(await outbox(realResults[0].command_id)).toBe(1);
+    const outbox = await p.db.query('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE command_id = $1', [realResults[0].command_id]);
+    expect(outbox.rows[0].n).toBe(1);
     const realLogs = await p.db.query('SELECT count(*)::int AS n FROM public.order_line_master_update_logs WHERE command_id = $1', [realResults[0].command_id]);
     expect(realLogs.rows[0].n).toBe(4);
   });

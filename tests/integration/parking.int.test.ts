@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createCommandLog, createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
 import { listParked, retryParked, skipParked } from '@ingest/projector';
+import { documentedAnswers } from '../support/openapi.ts';
 import { INGEST_SECRET, get, post, startPipeline, type TestPipeline } from '../support/pipeline.ts';
 
 // Issue 11, poison isolation per shop: a command that fails for a reason retrying cannot fix is
@@ -70,6 +71,10 @@ describe('parking (issue 11)', () => {
     expect(poison.status).toBe(202);
     expect(poison.json).toMatchObject({ ok: true, status: 'parked', command_id: poisonId, waiting_behind: null });
     expect(poison.json.error).toMatch(/out of range/);
+    // Issue 15: both parked answers are what the served OpenAPI document says.
+    const documented = await documentedAnswers(p.url());
+    expect(documented('post', '/api/ingest/products', behind)).toBeNull();
+    expect(documented('get', '/api/commands/{id}', poison)).toBeNull();
     expect((await listParked(p.db)).map((r) => r.command_id)).toEqual([poisonId, behindId]);
 
     // Retrying the poison fails again: it stays parked, and so does the command behind it.

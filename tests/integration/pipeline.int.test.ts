@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
 import { createCommandLog, createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
+import { expectServedCloudEvent, TEST_PUBLIC_BASE_URL } from '../support/cloudEvents.ts';
+import { documentedAnswers } from '../support/openapi.ts';
 import { CRON_SECRET, INGEST_SECRET, get, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
 // The command path itself: exactly-once effect (D4), replies under load and across gateway
@@ -9,7 +11,7 @@ import { CRON_SECRET, INGEST_SECRET, get, post, startPipeline, waitFor, type Tes
 let p: TestPipeline;
 let sink: MessageSink;
 beforeAll(async () => {
-  p = await startPipeline();
+  p = await startPipeline({ env: { PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL } });
   await p.startGateway(); // a second gateway instance on the same topics and database
   sink = await createMessageSink(createKafka({ brokers: p.brokers, clientId: `test-${p.id}-raw` }));
 });
@@ -113,7 +115,8 @@ describe('synchronous replies (D6)', () => {
     expect(r.status).toBe(202);
     const pending = await get(`${p.url()}${r.json.result_url}`, { 'x-ingest-secret': INGEST_SECRET });
     expect(pending.status).toBe(202);
-    expect(pending.json).toEqual({ ok: true, status: 'pending', command_id: r.json.command_id });
+    // Issue 16 item 4: a pending answer also says where the command stands (checked in its own test below).
+    expect(pending.json).toMatchObject({ ok: true, status: 'pending', command_id: r.json.command_id, position: { commands_ahead: expect.any(Number) } });
     await p.startProjector();
     const done = await waitFor(async () => {
       const g = await get(`${p.url()}${r.json.result_url}`, { 'x-cron-secret': CRON_SECRET, 'x-shop': 'late.example' });
@@ -123,6 +126,45 @@ describe('synchronous replies (D6)', () => {
     // The cron secret only sees commands of the shop it names.
     const other = await get(`${p.url()}${r.json.result_url}`, { 'x-cron-secret': CRON_SECRET, 'x-shop': 'someone-else.example' });
     expect(other.status).toBe(404);
+    // Issue 15: each of these answers is what the served OpenAPI document says.
+    const documented = await documentedAnswers(p.url());
+    expect(documented('post', '/api/ingest/products', r)).toBeNull();
+    for (const answer of [pending, done, other]) expect(documented('get', '/api/commands/{id}', answer)).toBeNull();
+  });
+});
+
+describe('status with position (issue 16 item 4)', () => {
+  it('pending commands say how many commands of their partition are ahead of them, on any gateway; then their result', async () => {
+    await p.stopProjector();
+    const shop = `position-${randomUUID().slice(0, 6)}.example`;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await ingest(shop, [{ barcode: `P${i}`, product_name: 'P' }], 0, { Prefer: 'respond-async' });
+      expect(r.status).toBe(202);
+      ids.push(r.json.command_id);
+      // A command's place is found from its receive time, to the millisecond: keep these apart.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const positions = [];
+    for (const [i, id] of ids.entries()) {
+      const g = await get(`${p.url(i % 2)}/api/commands/${id}`, { 'x-ingest-secret': INGEST_SECRET });
+      expect(g.status).toBe(202);
+      expect(g.json).toMatchObject({ ok: true, status: 'pending', command_id: id });
+      positions.push(g.json.position);
+    }
+    const [first, second, third] = positions;
+    expect(new Set(positions.map((x) => x.partition)).size).toBe(1);
+    expect(second.commands_ahead - first.commands_ahead).toBe(1);
+    expect(third.commands_ahead - first.commands_ahead).toBe(2);
+    // Nothing of this shop's partition is applied while the projector is down: all three are in the backlog.
+    expect(third.partition_backlog).toBe(third.commands_ahead + 1);
+    expect(first.waiting_seconds).toBeGreaterThanOrEqual(third.waiting_seconds);
+
+    await p.startProjector();
+    for (const id of ids) await waitFor(async () => (await get(`${p.url()}/api/commands/${id}`, { 'x-ingest-secret': INGEST_SECRET })).status === 200);
+    // The partition computed from the shop is the one the projector consumed the commands from.
+    const { rows } = await p.db.query('SELECT DISTINCT kafka_partition AS p FROM agent_runtime.processed_commands WHERE command_id = ANY($1::uuid[])', [ids]);
+    expect(rows).toEqual([{ p: first.partition }]);
   });
 });
 
@@ -149,6 +191,9 @@ describe('outbox relay (D5)', () => {
       const { rows } = await p.db.query(`SELECT log_id, command_id FROM public.product_update_logs WHERE shop = $1`, [shop]);
       expect(mine.value).toMatchObject({ event_type: 'audit_record', schema_version: 1, shop, log_table: 'product_update_logs', change_type: 'created', log_id: rows[0].log_id });
       expect(mine.headers).toMatchObject({ ce_specversion: '1.0', ce_id: mine.value.event_id, ce_type: 'com.retail-ingestion.audit_record.v1' });
+      // Issue 15: read with the CloudEvents SDK, its data valid against the schema its dataschema names, served by the gateway.
+      const event = await expectServedCloudEvent(p.url(), mine);
+      expect(event.dataschema).toBe(`${TEST_PUBLIC_BASE_URL}/schemas/events/audit-record.json`);
       // One outbox row per (command, log table) stands for its records; published once they all went out.
       const outbox = await p.db.query(`SELECT published_at, log_table FROM agent_runtime.outbox WHERE command_id = $1`, [mine.value.command_id]);
       expect(outbox.rows).toHaveLength(1);

@@ -5,6 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { SCHEMAS_DIR, SchemaRegistry } from '@ingest/contracts';
 import { productId } from '@ingest/domain';
 import { createCommandLog, createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
+import { expectServedCloudEvent, TEST_PUBLIC_BASE_URL } from '../support/cloudEvents.ts';
 import { startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 import {
   INVENTORY_ENV,
@@ -33,7 +34,7 @@ const validate = schemas.validator<Record<string, unknown>>('events/stock-level-
 const schemaFile = JSON.parse(readFileSync(join(SCHEMAS_DIR, 'events/stock-level-event.json'), 'utf8')) as { required: string[]; properties: object };
 
 beforeAll(async () => {
-  p = await startPipeline({ env: INVENTORY_ENV });
+  p = await startPipeline({ env: { ...INVENTORY_ENV, PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL } });
   events = await collectTopics(p, [p.topics.stockZero, p.topics.stockRestored]);
   sink = await createMessageSink(createKafka({ brokers: p.brokers, clientId: `test-${p.id}-raw` }));
 });
@@ -79,8 +80,15 @@ function distinctBySeq(pred: (m: SeenMessage) => boolean): SeenMessage[] {
   return [...new Map(events.messages.filter(pred).map((m) => [m.value.event_id, m])).values()].sort((a, b) => a.value.seq - b.value.seq);
 }
 
-/** Checks one stock event against its schema, the spec's fields and the CloudEvents binding. */
-function expectWellFormed(m: SeenMessage, kind: 'stock_zero' | 'stock_restored', shop: string): void {
+/**
+ * Checks one stock event against its schema, the spec's fields and the CloudEvents binding; and, as
+ * a consumer would, reads it with the CloudEvents SDK and validates its data against the schema its
+ * `dataschema` names, fetched from the gateway (issue 15).
+ */
+async function expectWellFormed(m: SeenMessage, kind: 'stock_zero' | 'stock_restored', shop: string): Promise<void> {
+  const event = await expectServedCloudEvent(p.url(), m);
+  expect(event.dataschema).toBe(`${TEST_PUBLIC_BASE_URL}/schemas/events/stock-level-event.json`);
+  expect([event.id, event.type, event.partitionkey]).toEqual([m.value.event_id, `com.retail-ingestion.inventory.${kind}.v1`, shop]);
   const v = validate(structuredClone(m.value));
   expect(v.ok, JSON.stringify(v.ok ? null : v.failure)).toBe(true);
   // Every field of the schema, and no other (the validator strips extras, so compare keys too).
@@ -117,7 +125,7 @@ describe('stock_zero and stock_restored from each endpoint', () => {
     expect(z.json.stock_zero).toEqual([{ barcode: 'A', location_id: loc }]);
     const zeroCommand = await lastCommandId(p, shop, 'inventory.levels');
     const zero = await events.waitFor((m) => m.topic === p.topics.stockZero && forLevel(shop, 'A', loc)(m), 'stock_zero of endpoint 3');
-    expectWellFormed(zero, 'stock_zero', shop);
+    await expectWellFormed(zero, 'stock_zero', shop);
     expect(zero.value).toMatchObject({
       shop,
       barcode: 'A',
@@ -135,7 +143,7 @@ describe('stock_zero and stock_restored from each endpoint', () => {
 
     await levels(p, { shop, source_system: 'wms', mode: 'absolute', inventory_as_of: t2, lines: [{ barcode: 'A', location_id: loc, available_qty: 2 }] });
     const back = await events.waitFor((m) => m.topic === p.topics.stockRestored && forLevel(shop, 'A', loc)(m), 'stock_restored of endpoint 3');
-    expectWellFormed(back, 'stock_restored', shop);
+    await expectWellFormed(back, 'stock_restored', shop);
     expect(back.value).toMatchObject({ previous_available_qty: 0, available_qty: 2, on_hand_qty: 6, change_type: 'levels_set', seq: 2 });
     expect(Date.parse(back.value.occurred_at)).toBe(Date.parse(t2));
     expect(back.value.change_type).toBe(await logChangeType(shop, back));
@@ -153,7 +161,7 @@ describe('stock_zero and stock_restored from each endpoint', () => {
     await snap(4, '2026-11-21T02:00:00.000Z');
     await snap(0, '2026-11-21T02:01:00.000Z');
     const zero = await events.waitFor((m) => m.topic === p.topics.stockZero && forLevel(shop, 'B', loc)(m), 'stock_zero of endpoint 4');
-    expectWellFormed(zero, 'stock_zero', shop);
+    await expectWellFormed(zero, 'stock_zero', shop);
     expect(zero.value).toMatchObject({ previous_available_qty: 4, available_qty: 0, on_hand_qty: 0, change_type: 'snapshot', source_system: 'pos', seq: 1 });
     expect(Date.parse(zero.value.occurred_at)).toBe(Date.parse('2026-11-21T02:01:00.000Z'));
     expect(zero.value.change_type).toBe(await logChangeType(shop, zero));
@@ -161,7 +169,7 @@ describe('stock_zero and stock_restored from each endpoint', () => {
     await snap(3, '2026-11-21T02:02:00.000Z', { available_qty: 0 });
     await snap(3, '2026-11-21T02:03:00.000Z');
     const back = await events.waitFor((m) => m.topic === p.topics.stockRestored && forLevel(shop, 'B', loc)(m), 'stock_restored of endpoint 4');
-    expectWellFormed(back, 'stock_restored', shop);
+    await expectWellFormed(back, 'stock_restored', shop);
     expect(back.value).toMatchObject({ previous_available_qty: 0, available_qty: 3, on_hand_qty: 3, change_type: 'snapshot', seq: 2 });
     expect(Date.parse(back.value.occurred_at)).toBe(Date.parse('2026-11-21T02:03:00.000Z'));
     await sentinel(shop, loc);
@@ -176,13 +184,13 @@ describe('stock_zero and stock_restored from each endpoint', () => {
     await available(p, { shop, source_system: 'ec', mode: 'absolute', location_id: loc, inventory_as_of: '2026-11-21T03:00:00.000Z', lines: [{ barcode: 'C', available_qty: 6 }] });
     await available(p, { shop, source_system: 'ec', mode: 'delta', location_id: loc, inventory_as_of: '2026-11-21T03:01:00.000Z', lines: [{ barcode: 'C', available_delta: -10 }] });
     const zero = await events.waitFor((m) => m.topic === p.topics.stockZero && forLevel(shop, 'C', loc)(m), 'stock_zero of endpoint 5');
-    expectWellFormed(zero, 'stock_zero', shop);
+    await expectWellFormed(zero, 'stock_zero', shop);
     expect(zero.value).toMatchObject({ previous_available_qty: 6, available_qty: 0, on_hand_qty: 0, change_type: 'available_delta', source_system: 'ec', seq: 1 });
     expect(Date.parse(zero.value.occurred_at)).toBe(Date.parse('2026-11-21T03:01:00.000Z'));
     expect(zero.value.change_type).toBe(await logChangeType(shop, zero));
     await available(p, { shop, source_system: 'ec', mode: 'absolute', location_id: loc, inventory_as_of: '2026-11-21T03:02:00.000Z', lines: [{ barcode: 'C', available_qty: 1 }] });
     const back = await events.waitFor((m) => m.topic === p.topics.stockRestored && forLevel(shop, 'C', loc)(m), 'stock_restored of endpoint 5');
-    expectWellFormed(back, 'stock_restored', shop);
+    await expectWellFormed(back, 'stock_restored', shop);
     expect(back.value).toMatchObject({ previous_available_qty: 0, available_qty: 1, change_type: 'available_set', seq: 2 });
     expect(back.value.change_type).toBe(await logChangeType(shop, back));
   });
@@ -278,7 +286,7 @@ describe('redelivery (D4, D5)', () => {
     // Later commands of the same shop are consumed after both copies (D2).
     await sentinel(shop, loc);
     const first = await events.waitFor(ofCommand(command.command_id), 'stock_zero of the redelivered command');
-    expectWellFormed(first, 'stock_zero', shop);
+    await expectWellFormed(first, 'stock_zero', shop);
     expect(first.value).toMatchObject({ change_type: 'available_set', source_system: 'replayed', previous_available_qty: 3, available_qty: 0, seq: 1 });
     expect(Date.parse(first.value.occurred_at)).toBe(Date.parse(asOf));
     const mine = events.messages.filter(ofCommand(command.command_id));

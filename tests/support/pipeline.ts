@@ -4,7 +4,7 @@ import { createDatabaseFromTemplate, createPool, dropDatabase, type Pool } from 
 import { runGateway, type RunningGateway } from '@ingest/gateway';
 import { createKafka, ensureTopics, topicPlan, type TopicNames } from '@ingest/kafka';
 import { runProjector, type RunningProjector } from '@ingest/projector';
-import { silentLogger } from '@ingest/runtime';
+import { readKafkaSecurity, silentLogger, type Logger } from '@ingest/runtime';
 
 export const INGEST_SECRET = 'test-ingest-secret';
 export const CRON_SECRET = 'test-cron-secret';
@@ -38,10 +38,14 @@ export async function startPipeline(
     projector?: boolean;
     /** How the services reach the test database (e.g. through a TCP proxy a test can cut); assertions go direct. */
     serviceDatabaseUrl?: (direct: string) => string;
+    /** Another Kafka than the shared one (a secured broker): its bootstrap and the client settings (KAFKA_SSL…, KAFKA_SASL_…) the services get. */
+    kafka?: { brokers: string[]; env: NodeJS.ProcessEnv };
+    /** The services' logger (default silent). */
+    log?: Logger;
   } = {},
 ): Promise<TestPipeline> {
   const id = randomUUID().slice(0, 8);
-  const brokers = inject('kafkaBrokers');
+  const brokers = opts.kafka?.brokers ?? inject('kafkaBrokers');
   const databaseUrl = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), `ingest_test_${id}`, inject('templateDatabase'));
   const topics: TopicNames = {
     commands: `test.${id}.commands`,
@@ -49,7 +53,7 @@ export async function startPipeline(
     stockZero: `test.${id}.stock-zero`,
     stockRestored: `test.${id}.stock-restored`,
   };
-  await ensureTopics(createKafka({ brokers, clientId: `test-setup-${id}` }), topicPlan(topics, 3));
+  await ensureTopics(createKafka({ brokers, security: readKafkaSecurity(opts.kafka?.env ?? {}), clientId: `test-setup-${id}` }), topicPlan(topics, 3));
   const env: NodeJS.ProcessEnv = {
     DATABASE_URL: opts.serviceDatabaseUrl ? opts.serviceDatabaseUrl(databaseUrl) : databaseUrl,
     KAFKA_BROKERS: brokers.join(','),
@@ -64,10 +68,11 @@ export async function startPipeline(
     HOST: '127.0.0.1',
     // Retention runs when a test asks for it (pruner.runOnce), not in the middle of its assertions.
     PRUNE_INTERVAL: '1h',
+    ...opts.kafka?.env,
     ...opts.env,
   };
   const db = createPool({ connectionString: databaseUrl, max: 4 });
-  const log = silentLogger();
+  const log = opts.log ?? silentLogger();
   const p: TestPipeline = {
     id,
     databaseUrl,

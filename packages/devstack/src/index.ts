@@ -3,6 +3,9 @@ export {
   isKafkaReachable,
   startKafkaBroker,
   kafkaServerProperties,
+  scramFormatArgs,
+  type DevKafkaUser,
+  type SaslSslListener,
   KAFKA_CLUSTER_ID,
   type KafkaBroker,
   type StartKafkaBrokerOptions,
@@ -19,3 +22,4 @@ export {
   type KafkaSource,
 } from './acquireKafka.ts';
 export { prepareInfra, REPO_ROOT, type PreparedInfra } from './infra.ts';
+export { makeDevTls, type DevTls } from './kafkaTls.ts';

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { probeKafka, warmUpGroupCoordinator } from './kafkaProbe.ts';
 import { ensureKafkaJars, kafkaPaths, type Log } from './kafkaJars.ts';
+import { devTlsPaths, makeDevTls, type DevTls } from './kafkaTls.ts';
 
 export { ensureKafkaJars, type Log } from './kafkaJars.ts';
 export { isKafkaReachable } from './kafkaProbe.ts';
@@ -22,6 +23,17 @@ export interface StartKafkaBrokerOptions {
   log?: Log;
   /** Ceiling for format + start + admin probe (default 90 s). */
   timeoutMs?: number;
+  /**
+   * A SASL_SSL listener next to the plaintext one (issue 14): a throwaway self-signed certificate (its
+   * own CA, dataDir/tls/ca.pem) and keystore are made at each start, and the users get SCRAM-SHA-256/512
+   * credentials (at format time) and PLAIN.
+   */
+  saslSsl?: { port: number; users: DevKafkaUser[] };
+}
+
+export interface DevKafkaUser {
+  username: string;
+  password: string;
 }
 
 export interface KafkaBroker {
@@ -31,6 +43,8 @@ export interface KafkaBroker {
   stop(): Promise<void>;
   /** Settles with the exit code (or signal name) when the broker process ends, for whatever reason. */
   exited: Promise<number | string>;
+  /** With the saslSsl option: its bootstrap address and the CA file clients trust. */
+  saslSsl?: { brokers: string[]; caFile: string };
 }
 
 /** Fixed cluster id (a Kafka Uuid; the one testcontainers uses), so re-formatting is a no-op. */
@@ -50,16 +64,43 @@ const JVM_FLAGS = [
   '-Djava.net.preferIPv4Stack=true',
 ];
 
-export function kafkaServerProperties(o: { logDirs: string; port: number; controllerPort: number }): string {
+export interface SaslSslListener {
+  port: number;
+  tls: DevTls;
+  users: DevKafkaUser[];
+}
+
+/**
+ * One node's server.properties. A node is broker and controller; `voters` lists the controller
+ * quorum (one node today; a cluster of N passes N voters and a node id each).
+ */
+export function kafkaServerProperties(o: {
+  logDirs: string;
+  port: number;
+  controllerPort: number;
+  nodeId?: number;
+  voters?: string;
+  saslSsl?: SaslSslListener;
+}): string {
+  const nodeId = o.nodeId ?? 1;
+  const listeners = [`PLAINTEXT://127.0.0.1:${o.port}`, `CONTROLLER://127.0.0.1:${o.controllerPort}`];
+  const advertised = [`PLAINTEXT://127.0.0.1:${o.port}`];
+  const protocols = ['CONTROLLER:PLAINTEXT', 'PLAINTEXT:PLAINTEXT'];
+  if (o.saslSsl) {
+    listeners.push(`SASL_SSL://127.0.0.1:${o.saslSsl.port}`);
+    advertised.push(`SASL_SSL://127.0.0.1:${o.saslSsl.port}`);
+    protocols.push('SASL_SSL:SASL_SSL');
+  }
   const p: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
-    'node.id': 1,
-    'controller.quorum.voters': `1@127.0.0.1:${o.controllerPort}`,
-    listeners: `PLAINTEXT://127.0.0.1:${o.port},CONTROLLER://127.0.0.1:${o.controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${o.port}`,
+    'node.id': nodeId,
+    'controller.quorum.voters': o.voters ?? `${nodeId}@127.0.0.1:${o.controllerPort}`,
+    listeners: listeners.join(','),
+    'advertised.listeners': advertised.join(','),
     'inter.broker.listener.name': 'PLAINTEXT',
     'controller.listener.names': 'CONTROLLER',
-    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'listener.security.protocol.map': protocols.join(','),
+    ...(o.saslSsl ? saslSslProperties(o.saslSsl) : {}),
     'log.dirs': o.logDirs,
     // one node: every internal topic at replication factor 1, one partition for a fast first use
     'offsets.topic.replication.factor': 1,
@@ -83,6 +124,31 @@ export function kafkaServerProperties(o: { logDirs: string; port: number; contro
     'num.io.threads': 4,
   };
   return `${Object.entries(p).map(([k, v]) => `${k}=${v}`).join('\n')}\n`;
+}
+
+/** SCRAM (users made at format time) and PLAIN (users in the JAAS line) on the SASL_SSL listener; TLS from the throwaway keystore. */
+function saslSslProperties(l: SaslSslListener): Record<string, string> {
+  const scram = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
+  const plainUsers = l.users.map((u) => `user_${u.username}="${u.password}"`).join(' ');
+  return {
+    'listener.name.sasl_ssl.sasl.enabled.mechanisms': 'SCRAM-SHA-256,SCRAM-SHA-512,PLAIN',
+    'sasl.enabled.mechanisms': 'SCRAM-SHA-256,SCRAM-SHA-512,PLAIN',
+    'listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config': scram,
+    'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config': scram,
+    'listener.name.sasl_ssl.plain.sasl.jaas.config': `org.apache.kafka.common.security.plain.PlainLoginModule required ${plainUsers};`,
+    'ssl.keystore.type': 'PKCS12',
+    'ssl.keystore.location': l.tls.keystoreFile,
+    'ssl.keystore.password': l.tls.keystorePassword,
+    'ssl.key.password': l.tls.keystorePassword,
+    'ssl.client.auth': 'none',
+  };
+}
+
+/** `--add-scram` arguments: each user gets SCRAM-SHA-256 and SCRAM-SHA-512 credentials in the metadata log. */
+export function scramFormatArgs(users: DevKafkaUser[]): string[] {
+  return users.flatMap((u) =>
+    ['SCRAM-SHA-256', 'SCRAM-SHA-512'].flatMap((m) => ['--add-scram', `${m}=[name=${u.username},password=${u.password}]`]),
+  );
 }
 
 function javaBin(): string {
@@ -119,9 +185,9 @@ function assertPortFree(port: number, what: string): Promise<void> {
 }
 
 /** Runs `kafka.tools.StorageTool format`; --ignore-formatted makes a second start on the same dataDir a no-op. */
-function formatStorage(propsFile: string): Promise<void> {
+function formatStorage(propsFile: string, extra: string[] = []): Promise<void> {
   return new Promise((resolveP, reject) => {
-    const args = ['format', '-t', KAFKA_CLUSTER_ID, '-c', propsFile, '--ignore-formatted'];
+    const args = ['format', '-t', KAFKA_CLUSTER_ID, '-c', propsFile, '--ignore-formatted', ...extra];
     const child = spawn(javaBin(), javaArgs('kafka.tools.StorageTool', args, '256m'), { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const keep = (b: Buffer) => (out = (out + b.toString()).slice(-8000));
@@ -153,11 +219,25 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
   }
   await assertPortFree(port, 'Kafka listener');
   await assertPortFree(controllerPort, 'KRaft controller listener');
+  const tlsAt = Date.now();
+  let saslSsl: SaslSslListener | undefined;
+  if (opts.saslSsl) {
+    for (const u of opts.saslSsl.users) {
+      if (!/^[\w.-]+$/.test(u.username) || !/^[\w.-]+$/.test(u.password)) throw new Error(`dev Kafka user ${u.username}: name and password may hold only letters, digits, _ . -`);
+    }
+    await assertPortFree(opts.saslSsl.port, 'Kafka SASL_SSL listener');
+    saslSsl = { port: opts.saslSsl.port, users: opts.saslSsl.users, tls: devTlsPaths(join(dataDir, 'tls')) };
+  }
+  // keytool runs while the storage is formatted (both are JVM starts; format does not read the keystore).
+  const tlsMade = saslSsl ? makeDevTls(join(dataDir, 'tls'), saslSsl.tls).then(() => Date.now()) : Promise.resolve(tlsAt);
+  tlsMade.catch(() => {});
   const propsFile = join(dataDir, 'server.properties');
-  writeFileSync(propsFile, kafkaServerProperties({ logDirs: join(dataDir, 'kraft-logs'), port, controllerPort }));
+  writeFileSync(propsFile, kafkaServerProperties({ logDirs: join(dataDir, 'kraft-logs'), port, controllerPort, ...(saslSsl ? { saslSsl } : {}) }), { mode: 0o600 });
   const formatAt = Date.now();
   const deadline = formatAt + (opts.timeoutMs ?? 90_000); // not counting a first-run jar download
-  await formatStorage(propsFile);
+  // SCRAM credentials live in the metadata log: written at format time (a formatted dir keeps its old ones).
+  await formatStorage(propsFile, saslSsl ? scramFormatArgs(saslSsl.users) : []);
+  const tlsReadyAt = await tlsMade;
 
   const startedAt = Date.now();
   const child: ChildProcess = spawn(javaBin(), javaArgs('kafka.Kafka', [propsFile]), {
@@ -244,9 +324,16 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
   const readyAt = Date.now();
   await warmUpGroupCoordinator(brokers);
   const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const tlsNote = saslSsl ? `, SASL_SSL on 127.0.0.1:${saslSsl.port} (certificate and keystore ${secs(tlsReadyAt - tlsAt)}, alongside the format)` : '';
   log(
     `Kafka broker ready on ${brokers[0]} (pid ${pid}; storage format ${secs(startedAt - formatAt)}, ` +
-      `start ${secs(readyAt - startedAt)}, __consumer_offsets ${secs(Date.now() - readyAt)})`,
+      `start ${secs(readyAt - startedAt)}, __consumer_offsets ${secs(Date.now() - readyAt)}${tlsNote})`,
   );
-  return { brokers, pid, stop, exited };
+  return {
+    brokers,
+    pid,
+    stop,
+    exited,
+    ...(saslSsl ? { saslSsl: { brokers: [`127.0.0.1:${saslSsl.port}`], caFile: saslSsl.tls.caFile } } : {}),
+  };
 }

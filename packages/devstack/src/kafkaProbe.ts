@@ -1,4 +1,5 @@
-import { silenceKafkajsTimeoutWarning } from '@ingest/kafka';
+import { kafkajsSecurity, silenceKafkajsTimeoutWarning } from '@ingest/kafka';
+import type { KafkaSecurity } from '@ingest/runtime';
 // "Is there a Kafka broker answering here?" via a kafkajs admin describeCluster(), silently.
 import kafkajs from 'kafkajs';
 
@@ -13,10 +14,11 @@ silenceKafkajsTimeoutWarning();
 export type ProbeResult = { ok: true; clusterId: string } | { ok: false; error: string };
 
 /** One describeCluster() attempt within timeoutMs; never throws, never logs. */
-export async function probeKafka(brokers: string[], timeoutMs: number): Promise<ProbeResult> {
+export async function probeKafka(brokers: string[], timeoutMs: number, security?: KafkaSecurity): Promise<ProbeResult> {
   const kafka = new Kafka({
     clientId: 'devstack-probe',
     brokers,
+    ...kafkajsSecurity(security),
     logLevel: logLevel.NOTHING,
     connectionTimeout: Math.min(timeoutMs, 3000),
     requestTimeout: timeoutMs,
@@ -44,8 +46,8 @@ export async function probeKafka(brokers: string[], timeoutMs: number): Promise<
 }
 
 /** True if a kafkajs admin can describeCluster() on these brokers within timeoutMs. */
-export async function isKafkaReachable(brokers: string[], timeoutMs = 3000): Promise<boolean> {
-  return (await probeKafka(brokers, timeoutMs)).ok;
+export async function isKafkaReachable(brokers: string[], timeoutMs = 3000, security?: KafkaSecurity): Promise<boolean> {
+  return (await probeKafka(brokers, timeoutMs, security)).ok;
 }
 
 /**

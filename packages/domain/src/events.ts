@@ -27,6 +27,23 @@ export interface AuditedLog {
 
 export const CLOUDEVENTS_SOURCE = '/retail-ingestion/projector';
 
+/**
+ * The JSON Schema (a file under schemas/) of each CloudEvent type's data. The relay names it in
+ * `ce_dataschema` when it publishes (issue 15), as a URL the gateway serves; it is not part of the
+ * stored outbox row, so the URL can follow the deployment without changing what a replay writes.
+ */
+export const EVENT_DATA_SCHEMAS: Readonly<Record<string, `events/${string}.json`>> = {
+  'com.retail-ingestion.audit_record.v1': 'events/audit-record.json',
+  'com.retail-ingestion.inventory.stock_zero.v1': 'events/stock-level-event.json',
+  'com.retail-ingestion.inventory.stock_restored.v1': 'events/stock-level-event.json',
+};
+
+/** The headers of a CloudEvent with its `ce_dataschema` under `schemaBaseUrl` (`<public base>/schemas`); other headers as they are. */
+export function withDataschema(headers: Record<string, string>, schemaBaseUrl: string): Record<string, string> {
+  const schema = headers['ce_type'] === undefined ? undefined : EVENT_DATA_SCHEMAS[headers['ce_type']];
+  return schema ? { ...headers, ce_dataschema: `${schemaBaseUrl}/${schema}` } : headers;
+}
+
 export function cloudEventHeaders(id: string, type: string, time: string, subject?: string): Record<string, string> {
   return {
     ce_specversion: '1.0',

@@ -7,7 +7,7 @@ export {
   type ProductsUpsertPlan,
   type ProductsState,
 } from './products/decideProductsUpsert.ts';
-export { auditBatch, auditEvent, cloudEventHeaders, CLOUDEVENTS_SOURCE, type EventChannel, type LogTable, type OutboxEvent } from './events.ts';
+export { auditBatch, auditEvent, cloudEventHeaders, CLOUDEVENTS_SOURCE, EVENT_DATA_SCHEMAS, withDataschema, type EventChannel, type LogTable, type OutboxEvent } from './events.ts';
 export type { DailySnapshotCommand } from './commands.ts';
 export { QTY_FIELDS, QTY_MAX, ZERO, clampQty, levelKey, quantities, isBefore, type Level, type QtyField, type Quantities } from './inventory/level.ts';
 export { locationRefKey, resolveLocation, describeRef, type LocationRef, type Resolution } from './inventory/location.ts';
@@ -21,8 +21,9 @@ export type {
   AvailableLine,
   LevelsLine,
 } from './inventory/inventoryCommand.ts';
-export { LevelBook, type InventoryLog, type InventoryChangeType } from './inventory/levelBook.ts';
+export { LevelBook, stockEvent, type StockChange, type InventoryLog, type InventoryChangeType } from './inventory/levelBook.ts';
 export type { InventoryState, InventoryPlan, DailyRow, Unresolved, StaleLine } from './inventory/inventoryState.ts';
+export { newTally, tallyBody, type LineTally } from './inventory/inventoryState.ts';
 export { DailyBook, dailyKey, sameDailyValues } from './inventory/dailyBook.ts';
 export { decideSnapshot } from './inventory/decideSnapshot.ts';
 export { decideAvailable } from './inventory/decideAvailable.ts';

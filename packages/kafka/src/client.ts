@@ -1,4 +1,6 @@
-import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import type { ConnectionOptions } from 'node:tls';
+import type { KafkaSecurity } from '@ingest/runtime';
+import { Kafka, logLevel, type LogEntry, type SASLOptions } from 'kafkajs';
 import { silenceKafkajsTimeoutWarning } from './nodeWarnings.ts';
 
 export interface KafkaLog {
@@ -12,6 +14,8 @@ export interface KafkaClientOptions {
   log?: KafkaLog;
   /** Connection timeout per broker in ms (default 3000). */
   connectionTimeout?: number;
+  /** TLS and SASL (CommonConfig.kafkaSecurity); absent = plaintext. */
+  security?: KafkaSecurity;
 }
 
 export type { Kafka };
@@ -23,6 +27,7 @@ export function createKafka(opts: KafkaClientOptions): Kafka {
   return new Kafka({
     clientId: opts.clientId,
     brokers: opts.brokers,
+    ...kafkajsSecurity(opts.security),
     connectionTimeout: opts.connectionTimeout ?? 3000,
     requestTimeout: 30000,
     retry: { initialRetryTime: 100, retries: 8, maxRetryTime: 5000 },
@@ -41,4 +46,40 @@ export function createKafka(opts: KafkaClientOptions): Kafka {
         else log.warn({ kafkajs: rest }, String(message));
       },
   });
+}
+
+/** Our security settings in kafkajs' terms; the certificate check is always on. */
+export function kafkajsSecurity(security: KafkaSecurity | undefined): { ssl?: ConnectionOptions; sasl?: SASLOptions } {
+  const out: { ssl?: ConnectionOptions; sasl?: SASLOptions } = {};
+  const tls = security?.tls;
+  if (tls) {
+    out.ssl = {
+      rejectUnauthorized: true,
+      ...(tls.ca !== undefined ? { ca: [tls.ca] } : {}),
+      ...(tls.cert !== undefined ? { cert: tls.cert } : {}),
+      ...(tls.key !== undefined ? { key: tls.key.reveal() } : {}),
+      ...(tls.keyPassword !== undefined ? { passphrase: tls.keyPassword.reveal() } : {}),
+      ...(tls.servername !== undefined ? { servername: tls.servername } : {}),
+    };
+  }
+  const sasl = security?.sasl;
+  if (sasl) {
+    const credentials = { username: sasl.username, password: sasl.password.reveal() };
+    switch (sasl.mechanism) {
+      case 'plain':
+        out.sasl = { mechanism: 'plain', ...credentials };
+        break;
+      case 'scram-sha-256':
+        out.sasl = { mechanism: 'scram-sha-256', ...credentials };
+        break;
+      case 'scram-sha-512':
+        out.sasl = { mechanism: 'scram-sha-512', ...credentials };
+        break;
+      default: {
+        const _exhaustive: never = sasl.mechanism;
+        throw new Error(`unknown SASL mechanism ${String(_exhaustive)}`);
+      }
+    }
+  }
+  return out;
 }

@@ -1,3 +1,4 @@
+import { SpanKind, currentRequestId, inSpan, injectTraceHeaders } from '@ingest/runtime';
 import type { MessageSink } from './producer.ts';
 
 /** A command envelope (schemas/commands/envelope.json); the port needs its id, kind and shop. */
@@ -13,14 +14,37 @@ export interface CommandLog {
   appendCommand(command: CommandEnvelopeLike): Promise<void>;
 }
 
+/**
+ * The record headers of a command: its id and kind, and what lets the projector's work be found
+ * from the request's: the request id and the W3C trace context (issue 15). Headers are not part of
+ * the command: the value stays exactly the envelope's JSON, so a replay decodes the same bytes.
+ */
+export function commandHeaders(command: CommandEnvelopeLike): Record<string, string> {
+  const headers: Record<string, string> = { command_id: command.command_id, kind: command.kind };
+  const requestId = currentRequestId();
+  if (requestId) headers['request_id'] = requestId;
+  injectTraceHeaders(headers);
+  return headers;
+}
+
 export function createCommandLog(sink: MessageSink, topic: string): CommandLog {
   return {
     appendCommand: (command) =>
-      sink.send({
-        topic,
-        key: command.shop,
-        value: JSON.stringify(command),
-        headers: { command_id: command.command_id, kind: command.kind },
-      }),
+      // The producer span is the parent the projector's apply continues from (tracing off: no span).
+      inSpan(
+        `send ${topic}`,
+        {
+          kind: SpanKind.PRODUCER,
+          attributes: {
+            'messaging.system': 'kafka',
+            'messaging.operation.type': 'send',
+            'messaging.destination.name': topic,
+            'messaging.kafka.message.key': command.shop,
+            'ingest.command_id': command.command_id,
+            'ingest.command_kind': command.kind,
+          },
+        },
+        () => sink.send({ topic, key: command.shop, value: JSON.stringify(command), headers: commandHeaders(command) }),
+      ),
   };
 }

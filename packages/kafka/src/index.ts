@@ -1,8 +1,28 @@
-export { createKafka, type Kafka, type KafkaClientOptions, type KafkaLog } from './client.ts';
+export { createKafka, kafkajsSecurity, type Kafka, type KafkaClientOptions, type KafkaLog } from './client.ts';
 export { classifyKafkaError, KafkaPortError, type KafkaFailure } from './errors.ts';
 export { createMessageSink, type MessageSink, type OutgoingMessage, type SinkOptions } from './producer.ts';
 export { runConsumer, type BatchContext, type ConsumerOptions, type IncomingMessage, type RunningConsumer } from './consumer.ts';
-export { DEFAULT_TOPICS, MAX_MESSAGE_BYTES, ensureTopics, topicPlan, type TopicNames, type TopicPlan } from './topics.ts';
-export { createCommandLog, type CommandLog, type CommandEnvelopeLike } from './commandLog.ts';
+export {
+  DEFAULT_TOPICS,
+  MAX_MESSAGE_BYTES,
+  applyTopicPlan,
+  canApply,
+  checkTopics,
+  describeDrift,
+  diffTopics,
+  ensureTopics,
+  readLiveTopics,
+  topicPlan,
+  fitReplication,
+  type ApplyResult,
+  type LiveTopic,
+  type TopicDrift,
+  type TopicNames,
+  type TopicPlan,
+} from './topics.ts';
+export { runTopicsCommand, topicPlanFromEnv, TOPICS_USAGE } from './topicsCommand.ts';
+export { createCommandLog, commandHeaders, type CommandLog, type CommandEnvelopeLike } from './commandLog.ts';
+export { withIncomingCommand, commandContextOf, type IncomingCommandContext } from './commandContext.ts';
 export { silenceKafkajsTimeoutWarning } from './nodeWarnings.ts';
 export { startLagMonitor, type LagMonitor } from './lag.ts';
+export { partitionForKey, startLogPositions, type LogPositions } from './positions.ts';

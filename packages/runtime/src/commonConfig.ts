@@ -1,11 +1,14 @@
 import { DEFAULT_TOPICS_NAMES } from './topicDefaults.ts';
 import { envDuration, envInt, envList, envString } from './env.ts';
+import { readKafkaSecurity, type KafkaSecurity } from './kafkaSecurity.ts';
 
 export interface CommonConfig {
   databaseUrl: string;
   /** Role the services act as (D25); '' keeps the connecting user. */
   dbRole: string;
   kafkaBrokers: string[];
+  /** TLS and SASL for every Kafka client (README "Kafka in production"). */
+  kafkaSecurity: KafkaSecurity;
   topics: { commands: string; audit: string; stockZero: string; stockRestored: string };
   kafkaPartitions: number;
   logLevel: string;
@@ -13,6 +16,8 @@ export interface CommonConfig {
   resultRetentionMs: number;
   /** How long per-command markers are kept: long enough to cover producer retries (issue 11). */
   markerRetentionMs: number;
+  /** How long an Idempotency-Key header's answer is kept (issue 16): the gateway's window, the pruner's age. */
+  idempotencyKeyTtlMs: number;
   /** Test-only crash points (runtime/failpoints.ts); empty in production. */
   failpoints: string;
 }
@@ -25,6 +30,7 @@ export function readCommonConfig(env: NodeJS.ProcessEnv): CommonConfig {
     databaseUrl: envString(env, 'DATABASE_URL', DEFAULT_DATABASE_URL),
     dbRole: env['DB_ROLE'] ?? 'ingest_service',
     kafkaBrokers: envList({ KAFKA_BROKERS: envString(env, 'KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS) }, 'KAFKA_BROKERS'),
+    kafkaSecurity: readKafkaSecurity(env),
     topics: {
       commands: envString(env, 'COMMANDS_TOPIC', DEFAULT_TOPICS_NAMES.commands),
       audit: envString(env, 'AUDIT_TOPIC', DEFAULT_TOPICS_NAMES.audit),
@@ -35,6 +41,7 @@ export function readCommonConfig(env: NodeJS.ProcessEnv): CommonConfig {
     logLevel: envString(env, 'LOG_LEVEL', 'info'),
     resultRetentionMs: envDuration(env, 'RESULT_RETENTION', '7d', 1000),
     markerRetentionMs: envDuration(env, 'MARKER_RETENTION', '7d', 1000),
+    idempotencyKeyTtlMs: envDuration(env, 'IDEMPOTENCY_KEY_TTL', '24h', 1000),
     failpoints: env['FAILPOINTS'] ?? '',
   };
 }

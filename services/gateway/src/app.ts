@@ -1,20 +1,24 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { Pool } from '@ingest/db';
-import type { CommandLog } from '@ingest/kafka';
-import type { Logger, Registry } from '@ingest/runtime';
+import { DEFAULT_TOPICS, topicPlan, type CommandLog, type LogPositions } from '@ingest/kafka';
+import { publicBaseUrl, type Logger, type Registry } from '@ingest/runtime';
 import type { GatewayConfig } from './config.ts';
 import { errorHandler, notFound, SAFE_HEADERS } from './errors.ts';
 import { inflightLimiter } from './inflight.ts';
+import { shopAdmission } from './shopAdmission.ts';
 import { gatewayMetrics } from './metrics.ts';
 import type { ReplyWaiter } from './replies.ts';
+import type { DryRunner } from './dryRun.ts';
 import { commandRoutes } from './routes/commands.ts';
+import { docsRoutes, type DocsDeps } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { inventoryRoutes } from './routes/inventory.ts';
 import { orderLineRoutes } from './routes/orderLines.ts';
 import { productRoutes } from './routes/products.ts';
 import { removedRoutes } from './routes/removed.ts';
+import { requestContext } from './requestContext.ts';
 import { defaultIds } from './submit.ts';
 
 export interface GatewayDeps {
@@ -22,14 +26,31 @@ export interface GatewayDeps {
   schemas: SchemaRegistry;
   commandLog: CommandLog;
   replies: ReplyWaiter;
+  /** Dry runs (issue 16): the command projected and rolled back instead of appended. */
+  dryRunner: DryRunner;
   pool: Pool;
   log: Logger;
   registry: Registry;
+  /** Readiness checks for /readyz (all true: ready); without it the app is always ready. */
   isReady?: () => Promise<Record<string, boolean>>;
+  /** How long /readyz waits for the checks (default 2 s) and how long an answer is reused (default 1 s). */
+  readiness?: { timeoutMs?: number; cacheMs?: number };
   /** The projector's backlog (D13); without it only in-flight bytes bound the intake. */
   backlog?: { lag(): number | null };
+  /** Where commands sit in the log (issue 16 item 4): pending answers of GET /api/commands/{id} say how far they are. */
+  positions?: LogPositions;
   now?: () => Date;
   newId?: () => string;
+  /** What the API contracts (issue 15) name: the public base URL and the topics; defaults: the default settings. */
+  docs?: DocsDeps;
+}
+
+/** The contracts of a gateway on the default settings (tests, and any wiring that passes none). */
+export function defaultDocs(): DocsDeps {
+  const [commands, audit, stockZero, stockRestored] = topicPlan(DEFAULT_TOPICS, 6);
+  if (!commands || !audit || !stockZero || !stockRestored) throw new Error('topicPlan lists four topics');
+  const base = publicBaseUrl({});
+  return { publicBaseUrl: () => base, topics: { commands, audit, stockZero, stockRestored } };
 }
 
 /** The gateway app (STYLE.md): no listen, no process.env; main.ts wires the real parts. */
@@ -40,33 +61,66 @@ export function buildApp(deps: GatewayDeps): Express {
   const metrics = gatewayMetrics(deps.registry);
   const { config } = deps;
 
+  // First: the request id and the trace span cover everything after it (issue 15).
+  app.use(requestContext());
   app.use((_req, res, next) => {
     res.set(SAFE_HEADERS);
     next();
   });
   app.use(observe(metrics));
-  app.use(healthRoutes({ registry: deps.registry, isReady: deps.isReady ?? (async () => ({ ready: true })) }));
+  app.use(
+    healthRoutes({
+      registry: deps.registry,
+      isReady: deps.isReady ?? (async () => ({ ready: true })),
+      ...(deps.readiness?.timeoutMs === undefined ? {} : { readyTimeoutMs: deps.readiness.timeoutMs }),
+      ...(deps.readiness?.cacheMs === undefined ? {} : { readyCacheMs: deps.readiness.cacheMs }),
+    }),
+  );
   app.use(removedRoutes());
+  // Issue 15: the API contracts, before any route that asks for credentials.
+  app.use(docsRoutes(deps.docs ?? defaultDocs()));
 
   const submit = {
     commandLog: deps.commandLog,
     replies: deps.replies,
+    dryRunner: deps.dryRunner,
     pool: deps.pool,
     log: deps.log,
     metrics,
     replyTimeoutMs: config.replyTimeoutMs,
     resendWindowMs: config.resendWindowMs,
+    idempotencyKeyTtlMs: config.idempotencyKeyTtlMs,
     now: deps.now ?? defaultIds.now,
     newId: deps.newId ?? defaultIds.newId,
   };
   app.use(
-    commandRoutes({ pool: deps.pool, ingestSecrets: config.ingestSecrets, cronSecrets: config.cronSecrets, resultRetentionMs: config.resultRetentionMs }),
+    commandRoutes({
+      pool: deps.pool,
+      ingestSecrets: config.ingestSecrets,
+      cronSecrets: config.cronSecrets,
+      resultRetentionMs: config.resultRetentionMs,
+      positions: deps.positions,
+      now: submit.now,
+    }),
   );
   // One in-flight budget (D13) for every write route; each route admits only after its own
   // authentication and header checks (intake.ts), so an unauthenticated request never holds it.
   const admission = inflightLimiter(config.maxInflightBytes, deps.backlog ? { lag: () => deps.backlog?.lag() ?? null, max: config.maxConsumerLag } : null);
   // A body over one connection's share of the budget could never be admitted: it is too large.
-  const front = { admission, bodyLimitBytes: Math.min(config.bodyLimitBytes, admission.perConnectionBytes), bodyTimeoutMs: config.bodyTimeoutMs };
+  // Then each shop's own budgets (issue 16 item 3), once the body names the shop: a shop over them
+  // gets 429 while the others go on; the global budget above stays the last line for everyone.
+  const perShop = shopAdmission({
+    maxInflightBytes: config.shopMaxInflightBytes,
+    maxInflightRequests: config.shopMaxInflightRequests,
+    rateLinesPerS: config.shopRateLinesPerS,
+    burstLines: config.shopBurstLines,
+  });
+  const front = {
+    admission,
+    shopAdmission: perShop,
+    bodyLimitBytes: Math.min(config.bodyLimitBytes, admission.perConnectionBytes),
+    bodyTimeoutMs: config.bodyTimeoutMs,
+  };
   app.use(productRoutes({ ...submit, ...front, schemas: deps.schemas, ingestSecrets: config.ingestSecrets, cronSecrets: config.cronSecrets }));
   const ingest = { ...submit, ...front, schemas: deps.schemas, ingestSecrets: config.ingestSecrets };
   app.use(inventoryRoutes({ ...ingest, businessTimezone: config.businessTimezone }));

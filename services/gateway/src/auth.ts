@@ -14,15 +14,25 @@ export function secretMatches(provided: string | undefined, secrets: readonly st
   return ok;
 }
 
+/**
+ * Who sent a request, for scoping its Idempotency-Key (issue 16): the kind of secret and a hash of
+ * the one that authenticated it, never the secret itself.
+ */
+export function credentialId(kind: 'ingest' | 'cron', secret: string): string {
+  return `${kind}:${createHash('sha256').update(secret).digest('hex')}`;
+}
+
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
 /** `/api/ingest/*`, order lines, admin: x-ingest-secret (spec Authentication rules 1, 2). */
 export function requireIngestSecret(secrets: readonly string[]): RequestHandler {
-  return (req, _res, next) => {
+  return (req, res, next) => {
     if (secrets.length === 0) return next(notConfigured('INGEST_SECRET'));
-    if (!secretMatches(header(req.headers['x-ingest-secret']), secrets)) return next(unauthorized());
+    const provided = header(req.headers['x-ingest-secret']);
+    if (!secretMatches(provided, secrets)) return next(unauthorized());
+    res.locals['credential'] = credentialId('ingest', provided ?? '');
     next();
   };
 }
@@ -31,7 +41,9 @@ export function requireIngestSecret(secrets: readonly string[]): RequestHandler 
 export function requireCronSecret(secrets: readonly string[]): RequestHandler {
   return (req, res, next) => {
     if (secrets.length === 0) return next(notConfigured('CRON_SECRET'));
-    if (!secretMatches(header(req.headers['x-cron-secret']), secrets)) return next(unauthorized());
+    const provided = header(req.headers['x-cron-secret']);
+    if (!secretMatches(provided, secrets)) return next(unauthorized());
+    res.locals['credential'] = credentialId('cron', provided ?? '');
     const shop = header(req.headers['x-shop'])?.trim();
     if (!shop) return next(badRequest('x-shop header required'));
     if (shop.length > 255) return next(badRequest('x-shop must be at most 255 characters'));

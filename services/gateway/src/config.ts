@@ -19,6 +19,15 @@ export interface GatewayConfig {
   resultRetentionMs: number;
   /** An accepted command whose append failed is appended again for this long (10 min). */
   resendWindowMs: number;
+  /** Per-shop budgets of this gateway instance (issue 16 item 3): 429 for that shop only. */
+  shopMaxInflightBytes: number;
+  shopMaxInflightRequests: number;
+  shopRateLinesPerS: number;
+  shopBurstLines: number;
+  /** How long the command log's end offsets are reused by GET /api/commands/{id} (POSITION_CACHE, issue 16 item 4). */
+  positionCacheMs: number;
+  /** How long an Idempotency-Key header's answer is kept (IDEMPOTENCY_KEY_TTL, issue 16). */
+  idempotencyKeyTtlMs: number;
 }
 
 export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cronSecrets'> = {
@@ -30,4 +39,14 @@ export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cron
   businessTimezone: 'Asia/Tokyo',
   resultRetentionMs: 7 * 86_400_000,
   resendWindowMs: 10 * 60_000,
+  // Issue 16 item 3 (README "Fair admission per shop"). The defaults never refuse what one shop alone
+  // could send before (no behaviour change without contention): a shop may hold half of the global
+  // in-flight bytes and 256 requests, so one shop can never take the whole budget from the others;
+  // the lines/s budget is off (0) unless an operator sets a quota per shop (bench B7 runs with one).
+  shopMaxInflightBytes: 256 * 1024 * 1024,
+  shopMaxInflightRequests: 256,
+  shopRateLinesPerS: 0,
+  shopBurstLines: 50_000,
+  positionCacheMs: 1000,
+  idempotencyKeyTtlMs: 86_400_000,
 };

@@ -25,6 +25,7 @@ beforeAll(async () => {
     schemas: new SchemaRegistry(),
     commandLog: { appendCommand: async (c) => void appended.push(c) },
     replies: { register: () => ({ wait: async () => null, cancel: () => {} }), close: async () => {} },
+    dryRunner: { run: () => Promise.reject(new Error('no dry runs here')) },
     pool: { query: async () => ({ rows: [], rowCount: 0 }) } as unknown as Pool,
     log: silentLogger(),
     registry,

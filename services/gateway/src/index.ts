@@ -3,3 +3,4 @@ export { buildApp, type GatewayDeps } from './app.ts';
 export { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
 export { createReplyWaiter, type ReplyWaiter } from './replies.ts';
 export { secretMatches } from './auth.ts';
+export { dryRunRequested, type DryRunner, type DryRunOutcome } from './dryRun.ts';

@@ -9,16 +9,26 @@ export interface Intake {
   bodyLimitBytes: number;
   /** How long a body may take to arrive once its request is admitted (BODY_TIMEOUT, issue 12). */
   bodyTimeoutMs: number;
+  /** Per-shop budgets (issue 16 item 3), checked once the body is parsed and the shop known. */
+  shopAdmission?: RequestHandler;
 }
 
 /**
  * The front door of every write route, cheapest refusal first (issue 12): credentials and the
  * other header checks of `auth`, then the declared size, then the body deadline and the in-flight
- * budget, then the body. An unauthenticated or oversized request is answered without ever holding
+ * budget, then the body, then the shop's own budgets (known only once the body is parsed), all before
+ * the route records or appends anything. An unauthenticated or oversized request is answered without ever holding
  * budget, so one hostile connection cannot make everyone else's requests 429.
  */
 export function intake(auth: RequestHandler, deps: Intake): RequestHandler[] {
-  return [auth, declaredSizeWithin(deps.bodyLimitBytes), bodyDeadline(deps.bodyTimeoutMs), deps.admission, ...parseJsonObject(deps.bodyLimitBytes)];
+  return [
+    auth,
+    declaredSizeWithin(deps.bodyLimitBytes),
+    bodyDeadline(deps.bodyTimeoutMs),
+    deps.admission,
+    ...parseJsonObject(deps.bodyLimitBytes),
+    ...(deps.shopAdmission ? [deps.shopAdmission] : []),
+  ];
 }
 
 /**

@@ -24,6 +24,7 @@ async function start(commandLog: CommandLog, lag: number | null = null): Promise
     schemas: new SchemaRegistry(),
     commandLog,
     replies,
+    dryRunner: { run: () => Promise.reject(new Error('no dry runs here')) },
     pool: { query: async () => ({ rows: [], rowCount: 0 }) } as unknown as Pool,
     log: silentLogger(),
     registry: createRegistry(),

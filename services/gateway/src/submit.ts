@@ -5,8 +5,23 @@ import type { CommandKind } from '@ingest/domain';
 import { classifyKafkaError, KafkaPortError, type CommandEnvelopeLike, type CommandLog } from '@ingest/kafka';
 import { failpoint, type Logger } from '@ingest/runtime';
 import { ApiError, badRequest, unavailable } from './errors.ts';
+import {
+  claimKey,
+  fingerprintOf,
+  idempotencyKeyOf,
+  inFlight,
+  LEASE_MARGIN_MS,
+  markAnswered,
+  mismatch,
+  readKey,
+  releaseKey,
+  replay,
+  takeOverKey,
+  type KeyScope,
+} from './idempotency.ts';
 import type { GatewayMetrics } from './metrics.ts';
-import type { ReplyWaiter } from './replies.ts';
+import { fetchReplies, type ReplyWaiter } from './replies.ts';
+import { answerDryRun, dryRunRequested, type DryRunner } from './dryRun.ts';
 
 export interface SubmitDeps {
   commandLog: CommandLog;
@@ -17,8 +32,12 @@ export interface SubmitDeps {
   replyTimeoutMs: number;
   /** How long an accepted command whose append failed is appended again before its result says 503. */
   resendWindowMs: number;
+  /** How long an Idempotency-Key header's answer is kept (issue 16). */
+  idempotencyKeyTtlMs: number;
   now: () => Date;
   newId: () => string;
+  /** Where a dry run goes instead of the command log (issue 16). */
+  dryRunner: DryRunner;
 }
 
 async function recordRequest(pool: Pool, command: { command_id: string; shop: string; kind: string; received_at: string }): Promise<void> {
@@ -71,32 +90,81 @@ function prefersAsync(req: Request): boolean {
   return (Array.isArray(prefer) ? prefer.join(',') : (prefer ?? '')).toLowerCase().includes('respond-async');
 }
 
+type CommandInput = {
+  kind: CommandKind;
+  shop: string;
+  payload: Record<string, unknown>;
+  meta?: Record<string, unknown>;
+  receivedAt?: Date;
+  /** The endpoint's own dry-run body flag (order lines); `?dry_run=true` works on every endpoint. */
+  dryRun?: boolean;
+};
+type Envelope = ReturnType<typeof envelope>;
+
+function envelope(req: Request, c: CommandInput, id: { command_id: string; received_at: string }) {
+  return { command_id: id.command_id, kind: c.kind, shop: c.shop, received_at: id.received_at, source: { endpoint: req.path }, ...c.meta, payload: c.payload };
+}
+
 /**
  * The one way in (D1): builds the command envelope (id and time decided here, D3), appends it to
  * Kafka, and answers with the projector's result, or 202 when it is late or async was asked (D6).
+ * With an `Idempotency-Key` header the answer is kept for the key (issue 16, idempotency.ts).
  */
-export async function submitCommand(
-  deps: SubmitDeps,
-  req: Request,
-  res: Response,
-  c: { kind: CommandKind; shop: string; payload: Record<string, unknown>; meta?: Record<string, unknown>; receivedAt?: Date },
-): Promise<void> {
-  const command = {
-    command_id: deps.newId(),
-    kind: c.kind,
-    shop: c.shop,
-    received_at: (c.receivedAt ?? deps.now()).toISOString(),
-    source: { endpoint: req.path },
-    ...c.meta,
-    payload: c.payload,
-  };
-  const log = deps.log.child({ command_id: command.command_id, shop: c.shop, kind: c.kind });
+export async function submitCommand(deps: SubmitDeps, req: Request, res: Response, c: CommandInput): Promise<void> {
+  const fresh = () => ({ command_id: deps.newId(), received_at: (c.receivedAt ?? deps.now()).toISOString() });
+  // The same command, projected and rolled back instead of appended: the answer is the real one's.
+  // A dry run writes nothing, an Idempotency-Key included (issue 16).
+  if (dryRunRequested(req, c.dryRun)) return answerDryRun(deps.dryRunner, res, envelope(req, c, fresh()));
+  const key = idempotencyKeyOf(req);
+  if (key === null) return appendAndAnswer(deps, req, res, envelope(req, c, fresh()), null, false);
+  await submitKeyed(deps, req, res, c, { credential: String(res.locals['credential'] ?? ''), shop: c.shop, key }, fresh);
+}
+
+/**
+ * Issue 16. The key and the command id are recorded in one statement with the command's request
+ * row, before the append (the one extra indexed write of a keyed request). A retry then finds:
+ * the command's result (the stored answer, replayed); a 202 already given (the 202 again); the
+ * first request still within its lease (409); or, after the lease (its gateway crashed between
+ * recording and answering), the same command, which this request appends again with the same id:
+ * if the first append did reach the log, the projector's claim (D4) applies it once.
+ */
+async function submitKeyed(deps: SubmitDeps, req: Request, res: Response, c: CommandInput, scope: KeyScope, fresh: () => { command_id: string; received_at: string }): Promise<void> {
+  const fingerprint = fingerprintOf(req, scope);
+  const leaseMs = deps.replyTimeoutMs + LEASE_MARGIN_MS;
+  // A key freed in between (pruned, released after a failed append) is claimed again: at most twice.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const command = envelope(req, c, fresh());
+    if (await claimKey(deps.pool, scope, fingerprint, command, leaseMs, deps.idempotencyKeyTtlMs)) return appendAndAnswer(deps, req, res, command, scope, true);
+    const stored = await readKey(deps.pool, scope, deps.idempotencyKeyTtlMs);
+    if (!stored) continue;
+    if (stored.fingerprint !== fingerprint) throw mismatch();
+    const reply = (await fetchReplies(deps.pool, [stored.command_id])).get(stored.command_id);
+    if (reply && reply.status === 503 && !reply.parked) {
+      // Its result says it was never appended, send it again: the key did nothing, it is free.
+      await releaseKey(deps.pool, scope, stored.command_id);
+      continue;
+    }
+    if (reply) return replay(res, reply.status, reply.body);
+    if (stored.answered) return replay(res, 202, accepted(stored.command_id));
+    // The first request answers within its reply timeout (then a retry gets that answer): wait no longer than that.
+    if (!stored.lapsed) throw inFlight(Math.min(stored.wait_s, Math.max(1, Math.ceil(deps.replyTimeoutMs / 1000))));
+    if (!(await takeOverKey(deps.pool, scope, stored.command_id, leaseMs))) throw inFlight(1);
+    deps.log.warn({ command_id: stored.command_id, shop: c.shop }, 'idempotency key lease lapsed: the same command is sent again');
+    return appendAndAnswer(deps, req, res, envelope(req, c, stored), scope, false);
+  }
+  throw inFlight(1);
+}
+
+const accepted = (commandId: string) => ({ ok: true, status: 'accepted', command_id: commandId, result_url: `/api/commands/${commandId}` });
+
+async function appendAndAnswer(deps: SubmitDeps, req: Request, res: Response, command: Envelope, scope: KeyScope | null, recorded: boolean): Promise<void> {
+  const log = deps.log.child({ command_id: command.command_id, shop: command.shop, kind: command.kind });
   const asyncWanted = prefersAsync(req);
 
   // The command's status is recorded durably before it is appended: a client told 200 or 202 is
   // never told 404 later by any gateway instance. While PostgreSQL is down this fails first, and the
   // client gets 503 with Retry-After before anything reaches the log.
-  await recordRequest(deps.pool, command);
+  if (!recorded) await recordRequest(deps.pool, command);
 
   const pending = asyncWanted ? null : deps.replies.register(command.command_id);
   const produceStarted = performance.now();
@@ -121,6 +189,8 @@ export async function submitCommand(
       // Not appended: the client is told to retry, so the row must not say "pending" for ever. Its id
       // was never given out; if the delete fails too, retention removes it.
       void forgetRequest(deps.pool, command.command_id).catch(() => {});
+      // The key is free again (a retry is processed anew); if the delete fails, the lease lapses.
+      if (scope) await releaseKey(deps.pool, scope, command.command_id).catch(() => {});
       if (!failure) throw badRequest('invalid JSON body: nested too deeply');
       log.warn({ failure }, 'command not appended');
       if (failure.code === 'message_too_large') throw new ApiError(413, { ok: false, error: 'request too large for the command log' });
@@ -145,11 +215,8 @@ export async function submitCommand(
     return;
   }
   deps.metrics.replyWait.observe({ outcome: 'async' }, (performance.now() - waitStarted) / 1000);
+  // Issue 16: a retry of this key answers this 202 again (or the result, once known), not 409.
+  if (scope) await markAnswered(deps.pool, scope, command.command_id).catch((err: unknown) => log.warn({ err }, 'could not record the 202 for its idempotency key'));
   if (asyncWanted) res.set('Preference-Applied', 'respond-async');
-  res.status(202).json({
-    ok: true,
-    status: 'accepted',
-    command_id: command.command_id,
-    result_url: `/api/commands/${command.command_id}`,
-  });
+  res.status(202).json(accepted(command.command_id));
 }

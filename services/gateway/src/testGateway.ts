@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { SchemaRegistry } from '@ingest/contracts';
 import type { Pool } from '@ingest/db';
-import type { CommandLog } from '@ingest/kafka';
+import type { CommandLog, LogPositions } from '@ingest/kafka';
 import { createRegistry, silentLogger, type Registry } from '@ingest/runtime';
-import { buildApp } from './app.ts';
+import { buildApp, type GatewayDeps } from './app.ts';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
 import type { ReplyWaiter } from './replies.ts';
+import type { DryRunner } from './dryRun.ts';
 
 export type AppendedCommand = Parameters<CommandLog['appendCommand']>[0];
 
@@ -14,20 +15,42 @@ export interface TestGateway {
   port: number;
   /** Every command the gateway appended, in order. */
   appended: AppendedCommand[];
+  /** Every command the gateway sent to the dry runner instead, in order (issue 16). */
+  dryRuns: AppendedCommand[];
   registry: Registry;
   close(): Promise<void>;
 }
 
 export const TEST_INGEST_SECRET = 's';
 export const TEST_CRON_SECRET = 'c';
+/** The `as_of` the in-memory dry runner answers. */
+export const TEST_AS_OF = '2026-11-23T00:00:00.000Z';
 
 /**
  * The gateway built by buildApp (STYLE.md) with in-memory ports, for unit tests of the HTTP edge:
  * the command log records what is appended, no projector ever answers (every accepted command
  * is 202), and PostgreSQL answers every query with no rows.
  */
-export async function startTestGateway(config: Partial<GatewayConfig> = {}, ports: { pool?: Pool; commandLog?: CommandLog } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  config: Partial<GatewayConfig> = {},
+  ports: {
+    pool?: Pool;
+    commandLog?: CommandLog;
+    dryRunner?: DryRunner;
+    positions?: LogPositions;
+    isReady?: GatewayDeps['isReady'];
+    readiness?: GatewayDeps['readiness'];
+  } = {},
+): Promise<TestGateway> {
   const appended: AppendedCommand[] = [];
+  const dryRuns: AppendedCommand[] = [];
+  // The in-memory dry runner records the command message and answers a fixed projection.
+  const dryRunner: DryRunner = {
+    run: async (message) => {
+      dryRuns.push(JSON.parse(message) as AppendedCommand);
+      return { outcome: 'projected', reply: { status: 200, body: { ok: true, projected: true } }, events: [], as_of: TEST_AS_OF };
+    },
+  };
   const replies: ReplyWaiter = { register: () => ({ wait: async () => null, cancel: () => {} }), close: async () => {} };
   const registry = createRegistry();
   const app = buildApp({
@@ -35,17 +58,24 @@ export async function startTestGateway(config: Partial<GatewayConfig> = {}, port
     schemas: new SchemaRegistry(),
     commandLog: ports.commandLog ?? { appendCommand: async (c) => void appended.push(structuredClone(c)) },
     replies,
+    dryRunner: ports.dryRunner ?? dryRunner,
     pool: ports.pool ?? ({ query: async () => ({ rows: [], rowCount: 0 }) } as unknown as Pool),
     log: silentLogger(),
     registry,
+    ...(ports.positions ? { positions: ports.positions } : {}),
+    ...(ports.isReady ? { isReady: ports.isReady } : {}),
+    ...(ports.readiness ? { readiness: ports.readiness } : {}),
   });
   const server = app.listen(0, '127.0.0.1');
+  // As service.ts: a client's idle keep-alive connection is not closed under it between two requests.
+  server.keepAliveTimeout = 65_000;
   await new Promise((resolve) => server.once('listening', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     appended,
+    dryRuns,
     registry,
     close: () =>
       new Promise((resolve) => {

@@ -7,3 +7,6 @@ export { rebuildInPlace, type RebuildOptions, type RebuildResult } from './repla
 export { REBUILT_TABLES, SHADOW_SCHEMA } from './replay/shadowSchema.ts';
 export { listParked, retryParked, skipParked, type ParkedRow, type RetryResult } from './parked.ts';
 export { startPruner, type Pruner } from './pruner.ts';
+export { createDryRunner, type DryRunner, type DryRunnerDeps, type DryRunOutcome } from './dryRun.ts';
+export { createProbeServer, type ProbeServerOptions } from './probes.ts';
+export { PartitionLag, projectorMetrics, relayMetrics, prunerMetrics } from './metrics.ts';

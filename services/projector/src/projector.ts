@@ -1,9 +1,10 @@
 import type { SchemaRegistry } from '@ingest/contracts';
 import { classifyDbError, withTransaction, type Pool } from '@ingest/db';
-import { runConsumer, type BatchContext, type IncomingMessage, type Kafka, type RunningConsumer, type TopicNames } from '@ingest/kafka';
+import { commandContextOf, runConsumer, withIncomingCommand, type BatchContext, type IncomingMessage, type Kafka, type RunningConsumer, type TopicNames } from '@ingest/kafka';
 import type { Command } from '@ingest/domain';
-import { Counter, Gauge, Histogram, failpoint, type Logger, type Registry } from '@ingest/runtime';
+import { failpoint, inSpan, spanContextOf, tracingOn, type Link, type Logger, type Registry } from '@ingest/runtime';
 import { createCommandDecoder } from './decodeCommand.ts';
+import { projectorMetrics } from './metrics.ts';
 import { applyCommand, type ApplyOutcome } from './applyCommand.ts';
 import { advanceCheckpoint, loadCheckpoint, parkCommand, resetCheckpoint, type CommandPosition } from './runtimeStore.ts';
 
@@ -58,42 +59,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const decode = createCommandDecoder(deps.schemas);
   const maxAttempts = deps.maxAttempts ?? 3;
   const baseBackoff = deps.retryBackoffMs ?? 100;
-  const applied = new Counter({
-    name: 'projector_commands_total',
-    help: 'Commands consumed, by kind and outcome (applied, duplicate, parked, skipped)',
-    labelNames: ['kind', 'outcome'],
-    registers: [deps.registry],
-  });
-  const retries = new Counter({
-    name: 'projector_retries_total',
-    help: 'Command transactions tried again, by failure class (transient, permanent)',
-    labelNames: ['class'],
-    registers: [deps.registry],
-  });
-  const groupSize = new Histogram({
-    name: 'projector_group_commands',
-    help: 'Commands applied per transaction (group commit)',
-    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
-    registers: [deps.registry],
-  });
-  const duration = new Histogram({
-    name: 'projector_command_seconds',
-    help: 'Time to project one command (one transaction)',
-    labelNames: ['kind'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [deps.registry],
-  });
-  const lagOffsets = new Gauge({
-    name: 'projector_lag_offsets',
-    help: 'Commands not yet projected, per partition',
-    labelNames: ['partition'],
-    registers: [deps.registry],
-  });
-  const lagSeconds = new Gauge({
-    name: 'projector_lag_seconds',
-    help: 'Age of the last projected command when it was projected',
-    registers: [deps.registry],
-  });
+  const { applied, retries, retrying, groupSize, duration, lagOffsets, lag } = projectorMetrics(deps.registry);
 
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -104,25 +70,32 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const withRetries = async <T>(ctx: BatchContext, what: object, permanentTries: number, fn: () => Promise<T>): Promise<T> => {
     let transient = 0;
     let permanent = 0;
-    for (;;) {
-      try {
-        return await fn();
-      } catch (err) {
-        if (!ctx.isRunning()) throw new Aborted();
-        const cls = classifyDbError(err) === 'permanent' ? 'permanent' : 'transient';
-        retries.inc({ class: cls });
-        if (cls === 'permanent') {
-          permanent += 1;
-          if (permanent >= permanentTries) throw err;
-          log.warn({ err, ...what, attempt: permanent }, 'command failed; trying again');
-          await sleep(baseBackoff * 4 ** (permanent - 1));
-        } else {
-          transient += 1;
-          if (transient % 10 === 1) log.warn({ err, ...what, attempt: transient }, 'database unavailable; retrying');
-          await sleep(Math.min(5000, baseBackoff * 2 ** Math.min(transient, 6)));
+    let counted = false; // in projector_commands_retrying from its first failure until it ends
+    try {
+      for (;;) {
+        try {
+          return await fn();
+        } catch (err) {
+          if (!counted) retrying.inc();
+          counted = true;
+          if (!ctx.isRunning()) throw new Aborted();
+          const cls = classifyDbError(err) === 'permanent' ? 'permanent' : 'transient';
+          retries.inc({ class: cls });
+          if (cls === 'permanent') {
+            permanent += 1;
+            if (permanent >= permanentTries) throw err;
+            log.warn({ err, ...what, attempt: permanent }, 'command failed; trying again');
+            await sleep(baseBackoff * 4 ** (permanent - 1));
+          } else {
+            transient += 1;
+            if (transient % 10 === 1) log.warn({ err, ...what, attempt: transient }, 'database unavailable; retrying');
+            await sleep(Math.min(5000, baseBackoff * 2 ** Math.min(transient, 6)));
+          }
+          if (!ctx.isRunning()) throw new Aborted();
         }
-        if (!ctx.isRunning()) throw new Aborted();
       }
+    } finally {
+      if (counted) retrying.dec();
     }
   };
 
@@ -165,7 +138,12 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     log.error({ command_id: p.command_id, shop: p.shop, kind: p.kind, error: p.error, ...p.at }, 'command parked');
   };
 
-  const handle = async (m: IncomingMessage, ctx: BatchContext): Promise<void> => {
+  // Each command's work continues its request (issue 15): the request id from the record headers on
+  // its log lines and, tracing on, an `apply <kind>` span child of the gateway's producer span.
+  const handle = (m: IncomingMessage, ctx: BatchContext): Promise<void> =>
+    withIncomingCommand(m, `apply ${m.headers['kind'] ?? 'command'}`, { attributes: { 'ingest.command_id': m.headers['command_id'] ?? '' } }, () => handleOne(m, ctx));
+
+  const handleOne = async (m: IncomingMessage, ctx: BatchContext): Promise<void> => {
     const at: CommandPosition = { topic: m.topic, partition: m.partition, offset: m.offset };
     if (Number(m.offset) < (await positionOf(ctx, m))) {
       applied.inc({ kind: 'unknown', outcome: 'skipped' });
@@ -204,8 +182,9 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     positions.set(m.partition, Number(m.offset) + 1);
     applied.inc({ kind: c.kind, outcome });
     if (outcome === 'duplicate') log.info({ command_id: c.command_id, ...at }, 'duplicate command skipped (D4)');
+    else log.debug({ command_id: c.command_id, kind: c.kind, outcome, ...at }, 'command projected');
     duration.observe({ kind: c.kind }, (performance.now() - started) / 1000);
-    lagSeconds.set(Math.max(0, (Date.now() - Date.parse(c.received_at)) / 1000));
+    lag.applied(m.partition, Date.parse(c.received_at));
     await failpoint('projector.after-commit-before-ack');
   };
 
@@ -241,14 +220,31 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     let outcomes: ApplyOutcome[];
     try {
       await failpoint('projector.before-apply');
-      outcomes = await withTransaction(pool, async (tx) => {
-        const out: ApplyOutcome[] = [];
-        for (const { m, c } of group) {
-          const at = { topic: m.topic, partition: m.partition, offset: m.offset };
-          out.push(await applyCommand(tx, c, at, { sideEffects: { topics: deps.topics }, checkpoint: true, parkBehind: { message: m.value ?? Buffer.alloc(0) } }));
-        }
-        return out;
-      });
+      // Tracing (issue 15): one `apply group` span for the transaction, linked to every command's
+      // request; each command keeps its own `apply <kind>` span in its request's trace, linked back.
+      const links: Link[] = tracingOn()
+        ? group.flatMap(({ m }) => {
+            const sc = spanContextOf(commandContextOf(m).trace);
+            return sc ? [{ context: sc }] : [];
+          })
+        : [];
+      outcomes = await inSpan('apply group', { links, attributes: { 'ingest.group_commands': group.length } }, (groupSpan) =>
+        withTransaction(pool, async (tx) => {
+          const out: ApplyOutcome[] = [];
+          const inGroup = groupSpan ? { links: [{ context: groupSpan.spanContext() }] } : {};
+          for (const { m, c } of group) {
+            const at = { topic: m.topic, partition: m.partition, offset: m.offset };
+            out.push(
+              await withIncomingCommand(m, `apply ${c.kind}`, { ...inGroup, attributes: { 'ingest.command_id': c.command_id, 'ingest.group_commands': group.length } }, async () => {
+                const outcome = await applyCommand(tx, c, at, { sideEffects: { topics: deps.topics }, checkpoint: true, parkBehind: { message: m.value ?? Buffer.alloc(0) } });
+                log.debug({ command_id: c.command_id, kind: c.kind, outcome, group: group.length, ...at }, 'command projected (commits with its group)');
+                return outcome;
+              }),
+            );
+          }
+          return out;
+        }),
+      );
     } catch (err) {
       log.debug({ err, commands: group.length }, 'group transaction failed; applying its commands one by one');
       singleUntil.set(first.partition, Number(group[group.length - 1]?.m.offset ?? -1));
@@ -262,7 +258,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       applied.inc({ kind: c.kind, outcome: outcomes[i] });
       duration.observe({ kind: c.kind }, each);
     });
-    lagSeconds.set(Math.max(0, (Date.now() - Date.parse(last.c.received_at)) / 1000));
+    lag.applied(last.m.partition, Date.parse(last.c.received_at));
     await failpoint('projector.after-commit-before-ack');
     return group.length;
   };
@@ -277,26 +273,34 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     eachBatch: async (messages, ctx) => {
       // A partition may have moved to another member since it was last seen here.
       const first = messages[0];
-      if (first) positions.delete(first.partition);
-      for (let i = 0; i < messages.length && ctx.isRunning(); ) {
-        let handled: number;
-        try {
-          handled = await applyGroup(messages, i, ctx);
-          if (handled === 0) {
-            await handle(messages[i] as IncomingMessage, ctx);
-            handled = 1;
+      if (!first) return;
+      positions.delete(first.partition);
+      lag.batchStarted(first.partition);
+      let left: number | null = null; // offsets left on the partition; unknown if the batch failed
+      try {
+        for (let i = 0; i < messages.length && ctx.isRunning(); ) {
+          let handled: number;
+          try {
+            handled = await applyGroup(messages, i, ctx);
+            if (handled === 0) {
+              await handle(messages[i] as IncomingMessage, ctx);
+              handled = 1;
+            }
+          } catch (err) {
+            if (err instanceof Aborted) break; // not resolved: consumed again by whoever holds the partition
+            throw err;
           }
-        } catch (err) {
-          if (err instanceof Aborted) break; // not resolved: consumed again by whoever holds the partition
-          throw err;
+          i += handled;
+          ctx.resolveOffset((messages[i - 1] as IncomingMessage).offset);
+          await ctx.heartbeat();
         }
-        i += handled;
-        ctx.resolveOffset((messages[i - 1] as IncomingMessage).offset);
-        await ctx.heartbeat();
+        left = ctx.lag();
+        lagOffsets.set({ partition: String(first.partition) }, left);
+      } finally {
+        lag.batchEnded(first.partition, left);
       }
-      if (first) lagOffsets.set({ partition: String(first.partition) }, ctx.lag());
     },
   });
   log.info({ groupId: deps.groupId, topic: deps.topics.commands }, 'projector consuming');
-  return { joined: () => consumer.joined(), stop: () => consumer.stop() };
+  return { joined: () => consumer.joined(), stop: () => consumer.stop().finally(() => lag.clear()) };
 }

@@ -1,5 +1,6 @@
 import type { Pool } from '@ingest/db';
-import { Counter, Gauge, Histogram, type Logger, type Registry } from '@ingest/runtime';
+import type { Logger, Registry } from '@ingest/runtime';
+import { prunerMetrics } from './metrics.ts';
 
 export interface PrunerOptions {
   pool: Pool;
@@ -9,6 +10,8 @@ export interface PrunerOptions {
   resultRetentionMs: number;
   /** Per-command markers older than this go; the checkpoint keeps exactly-once (issue 11). */
   markerRetentionMs: number;
+  /** Idempotency-Key header rows older than this go (IDEMPOTENCY_KEY_TTL, issue 16). */
+  idempotencyKeyTtlMs: number;
   intervalMs: number;
   /** Rows per DELETE: short statements, short row locks, no long-held table lock. */
   batchSize?: number;
@@ -23,7 +26,7 @@ export interface Pruner {
 interface Target {
   table: string;
   where: string;
-  retention: 'results' | 'markers' | null;
+  retention: 'results' | 'markers' | 'keys' | null;
   /** The time column whose pruned span is recorded (so a pruned command answers `expired`, not 404). */
   span?: string;
 }
@@ -38,6 +41,8 @@ const TARGETS: Target[] = [
     where: 'resolved_at IS NOT NULL AND resolved_at < now() - $1 * interval \'1 millisecond\'',
     retention: 'results',
   },
+  // Issue 16: the Idempotency-Key header's rows, after IDEMPOTENCY_KEY_TTL.
+  { table: 'agent_runtime.request_keys', where: 'created_at < now() - $1 * interval \'1 millisecond\'', retention: 'keys' },
   // Published rows have done their work (the audit records stay in their log tables).
   { table: 'agent_runtime.outbox', where: 'published_at IS NOT NULL', retention: null },
 ];
@@ -46,14 +51,12 @@ const PRUNE_LOCK = 0x7072756e65; // 'prune': one pruner per database at a time
 
 /**
  * Keeps agent_runtime bounded (issue 11): deletes what has passed its retention window in small
- * batches, in the background, one process at a time. Idempotency keys (D19: kept indefinitely),
+ * batches, in the background, one process at a time. Delta idempotency keys (D19: kept indefinitely),
  * checkpoints and daily-run records are small and stay.
  */
 export function startPruner(opts: PrunerOptions): Pruner {
   const batchSize = opts.batchSize ?? 5000;
-  const deleted = new Counter({ name: 'prune_rows_deleted_total', help: 'Rows deleted by retention, per table', labelNames: ['table'], registers: [opts.registry] });
-  const seconds = new Histogram({ name: 'prune_round_seconds', help: 'Duration of one pruning round', buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30], registers: [opts.registry] });
-  const parkedOpen = new Gauge({ name: 'projector_parked_open', help: 'Parked commands waiting for an operator', registers: [opts.registry] });
+  const { deleted, seconds, parkedOpen } = prunerMetrics(opts.registry);
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
 
@@ -66,7 +69,7 @@ export function startPruner(opts: PrunerOptions): Pruner {
       try {
         const started = performance.now();
         for (const t of TARGETS) {
-          const window = t.retention === 'markers' ? opts.markerRetentionMs : t.retention === 'results' ? opts.resultRetentionMs : null;
+          const window = t.retention === 'markers' ? opts.markerRetentionMs : t.retention === 'results' ? opts.resultRetentionMs : t.retention === 'keys' ? opts.idempotencyKeyTtlMs : null;
           const params = window === null ? [batchSize] : [window, batchSize];
           const limit = window === null ? '$1' : '$2';
           let total = 0;

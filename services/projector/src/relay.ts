@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Listener, Pool } from '@ingest/db';
-import type { MessageSink } from '@ingest/kafka';
-import type { LogTable } from '@ingest/domain';
-import { Counter, Gauge, failpoint, type Logger, type Registry } from '@ingest/runtime';
+import type { MessageSink, OutgoingMessage } from '@ingest/kafka';
+import { withDataschema, type LogTable } from '@ingest/domain';
+import { failpoint, publicBaseUrl, type Logger, type Registry } from '@ingest/runtime';
 import { expandAuditBatches } from './auditExpansion.ts';
+import { relayMetrics } from './metrics.ts';
 
 export interface RelayDeps {
   pool: Pool;
@@ -26,6 +27,13 @@ export interface RelayDeps {
    * leader's last batch has ended first.
    */
   fenceMs?: number;
+  /**
+   * PUBLIC_BASE_URL (issue 15): every published CloudEvent names its data's schema in
+   * `ce_dataschema`, `<base>/schemas/events/...`, which the gateway serves. Default: the default base.
+   */
+  publicBaseUrl?: string;
+  /** How often the leader counts the backlog and reads its oldest row's age (default 5 s). */
+  countEveryMs?: number;
 }
 
 export interface Relay {
@@ -67,9 +75,12 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
   const pollMs = deps.pollMs ?? 500;
   const fenceMs = deps.fenceMs ?? 15_000;
   const me = `relay-${randomUUID().slice(0, 8)}`;
-  const published = new Counter({ name: 'relay_events_published_total', help: 'Outbox events published', registers: [deps.registry] });
-  const pendingGauge = new Gauge({ name: 'relay_outbox_pending', help: 'Outbox rows not yet published', registers: [deps.registry] });
-  const leaderGauge = new Gauge({ name: 'relay_leader', help: '1 while this process publishes the outbox', registers: [deps.registry] });
+  const schemaBase = `${deps.publicBaseUrl ?? publicBaseUrl({})}/schemas`;
+  const metrics = relayMetrics(deps.registry);
+  const { published, pending: pendingGauge, leader: leaderGauge } = metrics;
+  // The backlog is counted at most this often (a count over a large backlog is not free).
+  const countEveryMs = deps.countEveryMs ?? 5000;
+  let countedAt = -Infinity;
 
   let session: pg.Client | null = null;
   let leader = false;
@@ -81,6 +92,8 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
     if (leader !== v) log.info({ relay: me }, v ? 'outbox relay is the leader' : 'outbox relay lost the lead');
     leader = v;
     leaderGauge.set(v ? 1 : 0);
+    if (!v) metrics.setOldest(null);
+    countedAt = -Infinity;
   };
   const dropSession = (c: pg.Client, err: unknown): void => {
     if (session !== c) return;
@@ -153,17 +166,23 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
       r.log_table
         ? (expanded.get(`${r.log_table}|${r.command_id}`) ?? [])
         : [{ topic: r.topic, key: r.message_key, value: JSON.stringify(r.payload), headers: r.headers }];
+    // Added on the way out, not stored: the outbox rows (and so replays) do not depend on the deployment's URL.
+    const described = (m: OutgoingMessage): OutgoingMessage => ({ ...m, headers: withDataschema(m.headers ?? {}, schemaBase) });
     const taken: OutboxRow[] = [];
     const messages = [];
     for (const r of rows) {
       const mine = messagesOf(r);
       if (taken.length > 0 && messages.length + mine.length > maxRecords) break;
       taken.push(r);
-      messages.push(...mine);
+      messages.push(...mine.map(described));
     }
     if (!leader || session !== s) return 0; // lost the session while reading: the new leader sends these
     // Sent in slices, each acknowledged before the next (one request in flight keeps the order).
-    for (let i = 0; i < messages.length; i += SEND_SLICE) await sink.sendMany(messages.slice(i, i + SEND_SLICE));
+    for (let i = 0; i < messages.length; i += SEND_SLICE) {
+      const sent = metrics.publishSeconds.startTimer();
+      await sink.sendMany(messages.slice(i, i + SEND_SLICE));
+      sent();
+    }
     await failpoint('relay.after-publish-before-mark');
     await s.query('UPDATE agent_runtime.outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [taken.map((r) => r.id)]);
     published.inc(messages.length);
@@ -182,9 +201,25 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
         const s = session ?? (await openSession());
         if (!leader) await tryLead(s);
         if (leader) {
-          await drain();
-          const p = await s.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL');
-          pendingGauge.set(p.rows[0]?.n ?? 0);
+          // Counted even when publishing fails (Kafka down): that is when the backlog's age matters.
+          let failed: { err: unknown } | null = null;
+          await drain().catch((err: unknown) => {
+            failed = { err };
+          });
+          if (performance.now() - countedAt >= countEveryMs) {
+            // The oldest row by id (the partial index), its age measured by the database's clock.
+            const p = await s.query<{ n: number; age: number | null }>(
+              `SELECT count(*)::int AS n,
+                      (SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM agent_runtime.outbox
+                        WHERE published_at IS NULL ORDER BY id LIMIT 1) AS age
+                 FROM agent_runtime.outbox WHERE published_at IS NULL`,
+            );
+            countedAt = performance.now();
+            pendingGauge.set(p.rows[0]?.n ?? 0);
+            const age = p.rows[0]?.age ?? null;
+            if (leader) metrics.setOldest(age === null ? null : Math.max(0, age));
+          }
+          if (failed) throw (failed as { err: unknown }).err;
         }
         failures = 0;
       } catch (err) {

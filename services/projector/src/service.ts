@@ -4,10 +4,12 @@ import { createCommandLog, createKafka, createMessageSink } from '@ingest/kafka'
 import {
   ConfigError,
   createRegistry,
+  registerPoolMetrics,
   envDuration,
   envInt,
   envString,
   isTimeZone,
+  publicBaseUrl,
   readCommonConfig,
   setFailpoints,
   type Logger,
@@ -45,9 +47,10 @@ export async function runProjector(
     onError: (err) => log.warn({ err }, 'database connection lost'),
   });
   const registry = opts.registry ?? createRegistry({ defaultMetrics: true });
+  registerPoolMetrics(registry, 'projector', pool);
   const listener =
     opts.listener ?? createListener({ connectionString: common.databaseUrl, role, applicationName: 'ingest-projector-listen', log: log.child({ component: 'listen' }) });
-  const kafka = createKafka({ brokers: common.kafkaBrokers, clientId: 'ingest-projector', log: log.child({ component: 'kafka' }) });
+  const kafka = createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-projector', log: log.child({ component: 'kafka' }) });
   const sink = await createMessageSink(kafka);
   const relay = await startRelay({
     pool,
@@ -58,6 +61,7 @@ export async function runProjector(
     log: log.child({ component: 'relay' }),
     registry,
     fenceMs: envDuration(env, 'RELAY_FENCE', '15s', 0),
+    publicBaseUrl: publicBaseUrl(env),
   });
   const projector = await startProjector({
     pool,
@@ -90,6 +94,7 @@ export async function runProjector(
     registry,
     resultRetentionMs: common.resultRetentionMs,
     markerRetentionMs: common.markerRetentionMs,
+    idempotencyKeyTtlMs: common.idempotencyKeyTtlMs,
     intervalMs: envDuration(env, 'PRUNE_INTERVAL', '1m', 100),
   });
   return {

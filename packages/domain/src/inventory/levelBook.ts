@@ -77,12 +77,12 @@ export class LevelBook {
       updated_at: changed ? c.received_at : (before?.updated_at ?? c.received_at),
     };
 
-    let stockEvent: WriteResult['stockEvent'] = null;
-    if (before && before.available_qty > 0 && next.available_qty === 0) stockEvent = 'stock_zero';
+    let event: WriteResult['stockEvent'] = null;
+    if (before && before.available_qty > 0 && next.available_qty === 0) event = 'stock_zero';
     // "Back" above 0: only a level whose last event was a stock_zero is restored; one that was
     // created at 0 and never in stock emits nothing when it first gets stock (D18).
-    if (before && before.available_qty === 0 && next.available_qty > 0 && before.stock_event_seq > 0) stockEvent = 'stock_restored';
-    if (stockEvent) after.stock_event_seq += 1;
+    if (before && before.available_qty === 0 && next.available_qty > 0 && before.stock_event_seq > 0) event = 'stock_restored';
+    if (event) after.stock_event_seq += 1;
 
     this.current.set(key, after);
     // A no-op absolute rewrite still moves last_absolute_as_of forward, so the row is written.
@@ -106,8 +106,19 @@ export class LevelBook {
         created_at: c.received_at,
       });
     }
-    if (stockEvent && before) this.events.push(this.stockEventFor(stockEvent, before, after, changeType));
-    return { created: !before, changed, stockEvent };
+    if (event && before)
+      this.events.push(
+        stockEvent(c, event, changeType, {
+          product_id: after.product_id,
+          location_id: after.location_id,
+          barcode: after.barcode,
+          previous_available_qty: before.available_qty,
+          available_qty: after.available_qty,
+          on_hand_qty: after.on_hand_qty,
+          seq: after.stock_event_seq,
+        }),
+      );
+    return { created: !before, changed, stockEvent: event };
   }
 
   /** Final state of every level the command wrote, one per (product, location). */
@@ -115,32 +126,45 @@ export class LevelBook {
     return [...this.touched].map((k) => this.current.get(k) as Level);
   }
 
-  private stockEventFor(kind: 'stock_zero' | 'stock_restored', before: Level, after: Level, changeType: InventoryChangeType): OutboxEvent {
-    const c = this.command;
-    const id = eventId(c.command_id, kind, `${after.product_id}|${after.location_id}|${after.stock_event_seq}`);
-    return {
+}
+
+/** What a stock event says about its level (D18): the level after the write and its available quantity before. */
+export interface StockChange {
+  product_id: string;
+  location_id: string;
+  barcode: string;
+  previous_available_qty: number;
+  available_qty: number;
+  on_hand_qty: number;
+  /** The level's stock_event_seq after this event. */
+  seq: number;
+}
+
+/** A stock_zero / stock_restored event (D18), for the decider and the set-based projection alike. */
+export function stockEvent(c: InventoryMeta, kind: 'stock_zero' | 'stock_restored', changeType: InventoryChangeType, e: StockChange): OutboxEvent {
+  const id = eventId(c.command_id, kind, `${e.product_id}|${e.location_id}|${e.seq}`);
+  return {
+    event_id: id,
+    channel: kind,
+    key: c.shop,
+    headers: cloudEventHeaders(id, `com.retail-ingestion.inventory.${kind}.v1`, c.inventory_as_of, `${e.product_id}/${e.location_id}`),
+    payload: {
       event_id: id,
-      channel: kind,
-      key: c.shop,
-      headers: cloudEventHeaders(id, `com.retail-ingestion.inventory.${kind}.v1`, c.inventory_as_of, `${after.product_id}/${after.location_id}`),
-      payload: {
-        event_id: id,
-        event_type: kind,
-        schema_version: 1,
-        shop: c.shop,
-        product_id: after.product_id,
-        barcode: after.barcode,
-        location_id: after.location_id,
-        previous_available_qty: before.available_qty,
-        available_qty: after.available_qty,
-        on_hand_qty: after.on_hand_qty,
-        change_type: changeType,
-        source_system: c.source_system,
-        occurred_at: c.inventory_as_of,
-        command_id: c.command_id,
-        seq: after.stock_event_seq,
-      },
+      event_type: kind,
+      schema_version: 1,
+      shop: c.shop,
+      product_id: e.product_id,
+      barcode: e.barcode,
+      location_id: e.location_id,
+      previous_available_qty: e.previous_available_qty,
+      available_qty: e.available_qty,
+      on_hand_qty: e.on_hand_qty,
+      change_type: changeType,
+      source_system: c.source_system,
+      occurred_at: c.inventory_as_of,
       command_id: c.command_id,
-    };
-  }
+      seq: e.seq,
+    },
+    command_id: c.command_id,
+  };
 }

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Pool } from '@ingest/db';
 import { isUuid } from '@ingest/domain';
+import type { LogPositions } from '@ingest/kafka';
 import { secretMatches } from '../auth.ts';
 import { ApiError, badRequest, notConfigured, notFound, unauthorized } from '../errors.ts';
 import { fetchReplies } from '../replies.ts';
@@ -26,6 +27,54 @@ async function wasPruned(pool: Pool, id: string): Promise<boolean> {
   return rows[0]?.hit === true;
 }
 
+/** Where a pending command stands on its partition (issue 16 item 4). */
+export interface PendingPosition {
+  partition: number;
+  /** Commands appended to its partition before it and not applied yet (from the offset of its receive time). */
+  commands_ahead: number;
+  /** Commands of its partition not applied yet, itself and any appended after it included. */
+  partition_backlog: number;
+  /** Seconds since the gateway received it. */
+  waiting_seconds: number;
+  /** When the projector last applied a command of this partition (null: never). */
+  partition_applied_at: string | null;
+}
+
+/**
+ * How far a pending command is from being applied, from what is already kept: its partition is
+ * computed from its shop (the producer's partitioner), the projector's applied position is its
+ * checkpoint row (one primary-key read), the log's end offsets are cached by `positions`, and the
+ * command's own offset is found from its receive time. Nothing is written. Null when Kafka does not
+ * answer in time: the status is still given, without a position.
+ */
+export async function pendingPosition(
+  pool: Pool,
+  positions: LogPositions,
+  command: { shop: string; received_at: Date },
+  now: Date,
+): Promise<PendingPosition | null> {
+  const partition = await positions.partitionOf(command.shop);
+  if (partition === null) return null;
+  const [end, mine, checkpoint] = await Promise.all([
+    positions.endOffset(partition),
+    positions.offsetAt(partition, command.received_at.getTime()),
+    pool.query<{ next_offset: string; updated_at: Date }>(
+      `SELECT next_offset, updated_at FROM agent_runtime.projector_checkpoints WHERE projector = 'live' AND kafka_topic = $1 AND kafka_partition = $2`,
+      [positions.topic, partition],
+    ),
+  ]);
+  if (end === null) return null;
+  const row = checkpoint.rows[0];
+  const applied = Number(row?.next_offset ?? 0);
+  return {
+    partition,
+    commands_ahead: Math.max(0, Math.min(mine ?? end, end) - applied),
+    partition_backlog: Math.max(0, end - applied),
+    waiting_seconds: Math.max(0, Math.round((now.getTime() - command.received_at.getTime()) / 100) / 10),
+    partition_applied_at: row ? new Date(row.updated_at).toISOString() : null,
+  };
+}
+
 const formatWindow = (ms: number): string =>
   ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : `${Math.round(ms / 1000)}s`;
 
@@ -36,7 +85,16 @@ const formatWindow = (ms: number): string =>
  * `resultRetentionMs`; an id from the span of pruned commands answers 410 `expired`, not 404.
  * Accepts the ingest secret, or the cron secret with the command's shop in x-shop.
  */
-export function commandRoutes(deps: { pool: Pool; ingestSecrets: string[]; cronSecrets: string[]; resultRetentionMs: number }): Router {
+export function commandRoutes(deps: {
+  pool: Pool;
+  ingestSecrets: string[];
+  cronSecrets: string[];
+  resultRetentionMs: number;
+  /** The command log's positions (issue 16 item 4); without it a pending answer has no `position`. */
+  positions?: LogPositions | undefined;
+  now?: () => Date;
+}): Router {
+  const now = deps.now ?? (() => new Date());
   const router = Router();
   router.get('/api/commands/:id', async (req, res) => {
     let shopFilter: string | null = null;
@@ -64,10 +122,14 @@ export function commandRoutes(deps: { pool: Pool; ingestSecrets: string[]; cronS
       return;
     }
     if (!reply) {
-      const { rows } = await deps.pool.query<{ shop: string }>('SELECT shop FROM agent_runtime.command_requests WHERE command_id = $1', [id]);
+      const { rows } = await deps.pool.query<{ shop: string; received_at: Date }>(
+        'SELECT shop, received_at FROM agent_runtime.command_requests WHERE command_id = $1',
+        [id],
+      );
       const pending = rows[0];
       if (pending && visible(pending.shop)) {
-        res.status(202).json({ ok: true, status: 'pending', command_id: id });
+        const position = deps.positions ? await pendingPosition(deps.pool, deps.positions, { shop: pending.shop, received_at: new Date(pending.received_at) }, now()) : null;
+        res.status(202).json({ ok: true, status: 'pending', command_id: id, ...(position ? { position } : {}) });
         return;
       }
       if (!pending && (await wasPruned(deps.pool, id))) {

@@ -1,14 +1,25 @@
 import { Router } from 'express';
-import type { Registry } from '@ingest/runtime';
+import { readinessProbe, registerReadinessMetric, type ReadinessChecks, type Registry } from '@ingest/runtime';
 
-export function healthRoutes(deps: { registry: Registry; isReady: () => Promise<Record<string, boolean>> }): Router {
+/**
+ * Probes (issue 15 item 7, README "Operations"):
+ * - `/healthz` is liveness only: it answers from the event loop and reads no dependency, so a
+ *   database or broker outage never gets the process restarted; a wedged loop does not answer it.
+ * - `/readyz` is 503 until every readiness check passes and again whenever one fails, naming them.
+ */
+export function healthRoutes(deps: { registry: Registry; isReady: () => Promise<ReadinessChecks>; readyTimeoutMs?: number; readyCacheMs?: number }): Router {
   const router = Router();
+  const ready = readinessProbe(deps.isReady, {
+    ...(deps.readyTimeoutMs === undefined ? {} : { timeoutMs: deps.readyTimeoutMs }),
+    ...(deps.readyCacheMs === undefined ? {} : { cacheMs: deps.readyCacheMs }),
+  });
+  registerReadinessMetric(deps.registry, ready);
   router.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
   router.get('/readyz', async (_req, res) => {
-    const checks = await deps.isReady().catch(() => ({ ready: false }));
-    const ok = Object.values(checks).every(Boolean);
+    const { ok, checks } = await ready();
+    if (!ok) res.set('Retry-After', '5');
     res.status(ok ? 200 : 503).json({ ok, checks });
   });
   router.get('/metrics', async (_req, res) => {

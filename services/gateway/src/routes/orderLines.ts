@@ -37,9 +37,12 @@ export function orderLineRoutes(deps: SubmitDeps & Intake & { schemas: SchemaReg
     await submitCommand(deps, req, res, {
       kind: 'order_lines.upsert',
       shop: v.shop,
+      // Issue 16: the body flag makes a dry run like `?dry_run=true`: the command is the real one
+      // (dry_run false), projected and rolled back, and the answer echoes `dry_run: true` (D22).
+      dryRun: v.dry_run,
       payload: {
         rows: v.rows,
-        dry_run: v.dry_run ?? false,
+        dry_run: false,
         change_source: v.change_source ?? 'external_app',
         ingest_run_id: v.ingest_run_id ?? null,
         idempotency_key: v.idempotency_key ?? null,

@@ -9,12 +9,17 @@ import {
   levelKey,
   QTY_FIELDS,
   type InventoryCommand,
+  type InventoryAvailableCommand,
+  type InventoryLevelsCommand,
   type Level,
   type InventoryPlan,
   type InventoryState,
   type LocationRef,
 } from '@ingest/domain';
 import type { Projection } from '../projection.ts';
+import { linesIndependent, projectAvailableSet } from './availableSet.ts';
+import { levelLinesIndependent, projectLevelsSet } from './levelsSet.ts';
+import { projectSnapshotSet } from './snapshotSet.ts';
 import {
   insertInventoryLogs,
   loadAppliedKey,
@@ -32,13 +37,37 @@ function refsOf(c: InventoryCommand): LocationRef[] {
   return c.kind === 'inventory.levels' ? c.payload.lines.map((l) => l.location) : [c.payload.location];
 }
 
+export interface InventoryPath {
+  /**
+   * Issue 13: snapshots and available writes whose location resolves, and levels writes, are
+   * projected set-based (snapshotSet.ts, availableSet.ts, levelsSet.ts) unless a line depends on an
+   * earlier one of the same level. Off, every command takes load -> decide -> apply with the
+   * deciders: the property test runs both.
+   */
+  setBased: boolean;
+}
+
 /** load -> decide -> apply for endpoints 3, 4 and 5; a handful of statements whatever the line count. */
-export async function projectInventory(tx: PoolClient, c: InventoryCommand): Promise<Projection> {
-  const barcodes = [...new Set<string>(c.payload.lines.map((l) => l.barcode))];
+export async function projectInventory(tx: PoolClient, c: InventoryCommand, path: InventoryPath = { setBased: true }): Promise<Projection> {
   const refs = refsOf(c);
   // One client runs one statement at a time: sequential awaits, not Promise.all.
-  const products = await loadProductIds(tx, c.shop, barcodes);
   const locations = await loadLocationMatches(tx, c.shop, refs);
+  if (path.setBased && c.kind === 'inventory.snapshot') {
+    const where = resolveLocation(locations.get(locationRefKey(c.payload.location)));
+    if (where.ok) return projectSnapshotSet(tx, c, where.location_id);
+  }
+  if (path.setBased && c.kind === 'inventory.available' && linesIndependent(c)) {
+    const where = resolveLocation(locations.get(locationRefKey(c.payload.location)));
+    const projection = where.ok ? await withDeltaKey(tx, c, () => projectAvailableSet(tx, c, where.location_id)) : null;
+    if (projection) return projection;
+  }
+  if (path.setBased && c.kind === 'inventory.levels') {
+    const where = c.payload.lines.map((l) => resolveLocation(locations.get(locationRefKey(l.location))));
+    const projection = levelLinesIndependent(c, where) ? await withDeltaKey(tx, c, () => projectLevelsSet(tx, c, where)) : null;
+    if (projection) return projection;
+  }
+  const barcodes = [...new Set<string>(c.payload.lines.map((l) => l.barcode))];
+  const products = await loadProductIds(tx, c.shop, barcodes);
   const locationIds = [
     ...new Set(refs.flatMap((r) => {
       const res = resolveLocation(locations.get(locationRefKey(r)));
@@ -67,6 +96,22 @@ export async function projectInventory(tx: PoolClient, c: InventoryCommand): Pro
     reply: plan.reply,
     events: [...(plan.logs.length ? [auditBatch('inventory_update_logs', c.command_id, c.shop)] : []), ...plan.events],
   };
+}
+
+/**
+ * D19 around a set-based delta: a key applied already leaves the command to the decider (null: it
+ * changes nothing and says so); otherwise the write, then its key recorded in the same transaction.
+ */
+async function withDeltaKey(
+  tx: PoolClient,
+  c: InventoryAvailableCommand | InventoryLevelsCommand,
+  write: () => Promise<Projection>,
+): Promise<Projection | null> {
+  const key = c.payload.mode === 'delta' ? c.idempotency_key : undefined;
+  if (key && (await loadAppliedKey(tx, c.shop, key))) return null;
+  const projection = await write();
+  if (key) await recordIdempotencyKey(tx, c.shop, { idempotency_key: key, payload_hash: c.payload_hash ?? '' }, c.command_id, c.received_at);
+  return projection;
 }
 
 /** Levels whose quantities and event seq are as loaded only move their D15b stamp (issue 13: narrow writes). */

@@ -1,0 +1,320 @@
+// B7 fair admission per shop (issue 16 item 3): the real pipeline (b6-server.ts `pipeline`: runGateway
+// + runProjector in a forked process), open-loop inventory snapshots. Phase `alone`: three quiet shops
+// at a tenth of the pipeline's capacity each. Phase `with_noisy`: the same, plus one shop offering ten
+// times the capacity. The two phases alternate for a few rounds (the machine is shared: what else runs
+// on it changes over minutes, and both phases should see the same). The quiet shops' p99 of the two
+// phases is compared (target: within 1.5×), and every answer the noisy shop got must be 200/202 or 429
+// with Retry-After (never a 5xx).
+import { Agent } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { createKafka, ensureTopics, partitionForKey, topicPlan, type TopicNames } from '@ingest/kafka';
+import { post, SECRET, SNAPSHOT } from './b6-e2e.ts';
+import { createBenchDatabase } from './lib/db.ts';
+import { ServerProcess } from './lib/serverProcess.ts';
+import { percentile, round, say, sleep } from './lib/util.ts';
+
+export interface B7Settings {
+  lines_per_request: number;
+  /** Length of each phase in a round; the first `warmup_seconds` of each are not counted. */
+  seconds: number;
+  /** Rounds of the two phases, alternating (alone, with_noisy, alone, …). */
+  rounds: number;
+  warmup_seconds: number;
+  quiet_shops: number;
+  /** Lines/s each quiet shop offers, as a fraction of the capacity. */
+  quiet_fraction: number;
+  /** Lines/s the noisy shop offers, as a multiple of the capacity. */
+  noisy_factor: number;
+  partitions: number;
+  /** Closed-loop clients and window of the capacity probe (`capacity_seconds` after `warmup_seconds`). */
+  capacity_clients: number;
+  capacity_seconds: number;
+  /** SHOP_RATE_LINES_PER_S of the gateway, as a fraction of the capacity. */
+  shop_rate_fraction: number;
+  drain_timeout_s: number;
+}
+
+interface Sample {
+  role: 'quiet' | 'noisy';
+  shop: string;
+  /** Seconds since the phase started, when the request was due. */
+  at: number;
+  status: number;
+  ms: number;
+  retryAfter: string | null;
+}
+
+export interface B7Side {
+  requests: number;
+  statuses: Record<string, number>;
+  p50_ms: number;
+  p95_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  /** Lines of the 200 answers per second of the counted window. */
+  accepted_lines_per_s: number;
+}
+
+export interface B7Phase {
+  name: 'alone' | 'with_noisy';
+  /** Quiet p99 of each round's run of this phase. */
+  quiet_p99_ms_by_round: number[];
+  quiet: B7Side & { p99_ms_by_shop: Record<string, number> };
+  noisy: (B7Side & { count_429: number; count_429_with_retry_after: number; count_5xx: number; other: number; retry_after_s: { min: number; max: number } | null }) | null;
+  server_event_loop_p99_ms: number;
+  server_cpu_ms: number;
+}
+
+export interface B7Result {
+  settings: B7Settings;
+  capacity_lines_per_s: number;
+  capacity_source: string;
+  /** B6's pipeline saturation figure, for comparison (null when unknown). */
+  b6_capacity_lines_per_s: number | null;
+  shop_rate_lines_per_s: number;
+  shop_burst_lines: number;
+  shops: Array<{ shop: string; partition: number; role: 'quiet' | 'noisy' }>;
+  phases: B7Phase[];
+  /** Quiet shops' p99 with the noisy shop / without it. */
+  p99_ratio: number | null;
+  /** Every answer of the noisy shop was 200/202 or a 429 with Retry-After. */
+  noisy_only_429_with_retry_after: boolean;
+}
+
+function side(samples: Sample[], linesPerRequest: number, windowS: number): B7Side {
+  const statuses: Record<string, number> = {};
+  for (const x of samples) statuses[String(x.status)] = (statuses[String(x.status)] ?? 0) + 1;
+  const ok = samples.filter((x) => x.status === 200).map((x) => x.ms);
+  return {
+    requests: samples.length,
+    statuses,
+    p50_ms: round(percentile(ok, 50), 1),
+    p95_ms: round(percentile(ok, 95), 1),
+    p99_ms: round(percentile(ok, 99), 1),
+    max_ms: round(Math.max(0, ...ok), 1),
+    accepted_lines_per_s: round((ok.length * linesPerRequest) / windowS, 0),
+  };
+}
+
+export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capacity: number | null): Promise<B7Result> {
+  const topics: TopicNames = { commands: `bench.${id}.b7.commands`, audit: `bench.${id}.b7.audit`, stockZero: `bench.${id}.b7.stock-zero`, stockRestored: `bench.${id}.b7.stock-restored` };
+  const kafka = createKafka({ brokers, clientId: `ingest-bench-b7-${id}` });
+  await ensureTopics(kafka, topicPlan(topics, s.partitions));
+  const url = await createBenchDatabase('ingest_bench_b7');
+  let server: ServerProcess | null = null;
+  const setupAgent = new Agent({ keepAlive: true, maxSockets: 2 });
+  const quietAgent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const noisyAgent = new Agent({ keepAlive: true, maxSockets: 256 });
+  try {
+    const serverEnv = {
+      DATABASE_URL: url,
+      KAFKA_BROKERS: brokers.join(','),
+      COMMANDS_TOPIC: topics.commands,
+      AUDIT_TOPIC: topics.audit,
+      STOCK_ZERO_TOPIC: topics.stockZero,
+      STOCK_RESTORED_TOPIC: topics.stockRestored,
+      PROJECTOR_GROUP_ID: `bench-${id}-b7-projector`,
+      INGEST_SECRET: SECRET,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DAILY_SNAPSHOT_CHECK_MS: '3600000',
+    };
+    const script = fileURLToPath(new URL('./b6-server.ts', import.meta.url));
+    // First without per-shop limits: set up the shops and measure the capacity.
+    server = await ServerProcess.start(script, ['pipeline'], { ...serverEnv, SHOP_RATE_LINES_PER_S: '1000000000', SHOP_BURST_LINES: '1000000000' });
+    let port = server.port;
+    const call = async (path: string, body: unknown): Promise<unknown> => {
+      const r = await post(setupAgent, port, path, JSON.stringify(body));
+      if (r.status !== 200) throw new Error(`B7: ${path} answered ${r.status}: ${r.text.slice(0, 300)}`);
+      return JSON.parse(r.text) as unknown;
+    };
+
+    // The noisy shop and the quiet ones each on a partition of their own: what is measured is admission,
+    // not two shops sharing one partition's order (D2).
+    const shops: B7Result['shops'] = [];
+    for (let i = 0; shops.length < s.quiet_shops + 1 && i < 200; i++) {
+      const shop = `bench-b7-${i}.myshop.example`;
+      const partition = partitionForKey(shop, s.partitions);
+      if (shops.some((x) => x.partition === partition) && shops.length < s.partitions) continue;
+      shops.push({ shop, partition, role: shops.length === 0 ? 'noisy' : 'quiet' });
+    }
+    const VARIANTS = 31;
+    const bodies = new Map<string, string[]>();
+    for (const [i, x] of shops.entries()) {
+      const loc = (await call('/api/admin/locations', { shop: x.shop, locations: [{ name: `B7-${i}` }] })) as { locations: Array<{ location_id: string }> };
+      const location = loc.locations[0]!.location_id;
+      const barcodes = Array.from({ length: s.lines_per_request }, (_, k) => `48${String(i).padStart(3, '0')}${String(k).padStart(8, '0')}`);
+      await call('/api/ingest/products', { shop: x.shop, products: barcodes.map((barcode, k) => ({ barcode, product_name: `B7 ${i}/${k}` })) });
+      // Every request changes every line (values move with the request number, mod VARIANTS).
+      bodies.set(
+        x.shop,
+        Array.from({ length: VARIANTS }, (_, n) =>
+          JSON.stringify({ shop: x.shop, source_system: 'bench-wms', location_id: location, lines: barcodes.map((barcode, k) => ({ barcode, on_hand_qty: ((n + k) % 97) + 1, available_qty: (n + k) % 89 })) }),
+        ),
+      );
+    }
+    say(`B7: shops ${shops.map((x) => `${x.shop} (${x.role}, partition ${x.partition})`).join(', ')}`);
+    const sent = new Map<string, number>();
+    const bodyOf = (shop: string): string => {
+      const n = (sent.get(shop) ?? 0) + 1;
+      sent.set(shop, n);
+      return bodies.get(shop)![n % VARIANTS]!;
+    };
+    const warmUp = async (): Promise<void> => {
+      for (let w = 0; w < 2; w++)
+        for (const x of shops) {
+          const r = await post(setupAgent, port, SNAPSHOT, bodyOf(x.shop));
+          if (r.status !== 200) throw new Error(`B7 warm-up answered ${r.status}: ${r.text.slice(0, 300)}`);
+        }
+    };
+    await warmUp();
+
+    // The capacity, measured here on the machine as it is now (it is shared, and what else runs changes
+    // it): a closed loop over the four shops at saturation, lines of the 200 answers per second.
+    const capacityLines = await (async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: s.capacity_clients });
+      const t0 = performance.now();
+      const from = s.warmup_seconds * 1000;
+      const until = from + s.capacity_seconds * 1000;
+      let lines = 0;
+      await Promise.all(
+        Array.from({ length: s.capacity_clients }, async (_, c) => {
+          const shop = shops[c % shops.length]!.shop;
+          while (performance.now() - t0 < until) {
+            const r = await post(agent, port, SNAPSHOT, bodyOf(shop));
+            const at = performance.now() - t0;
+            if (r.status === 200 && at >= from && at < until) lines += s.lines_per_request;
+          }
+        }),
+      );
+      agent.destroy();
+      return Math.round(lines / s.capacity_seconds);
+    })();
+    const capacity = { lines_per_s: capacityLines, source: `measured by B7: closed loop, ${s.capacity_clients} clients over ${shops.length} shops, ${s.capacity_seconds} s` };
+    const rate = Math.max(1, Math.round(capacity.lines_per_s * s.shop_rate_fraction));
+    // One second of the shop's rate, and never less than two requests.
+    const burst = Math.max(rate, 2 * s.lines_per_request);
+    say(`B7: capacity ${capacityLines} lines/s (B6: ${b6Capacity ?? 'not known'}); gateway restarted with SHOP_RATE_LINES_PER_S ${rate}, SHOP_BURST_LINES ${burst}`);
+    await server.stop();
+    server = await ServerProcess.start(script, ['pipeline'], { ...serverEnv, SHOP_RATE_LINES_PER_S: String(rate), SHOP_BURST_LINES: String(burst) });
+    port = server.port;
+    await warmUp();
+    await sleep(Math.ceil((1000 * burst) / rate));
+
+    const quietRate = capacity.lines_per_s * s.quiet_fraction;
+    const noisyRate = capacity.lines_per_s * s.noisy_factor;
+    const runs: Record<B7Phase['name'], { samples: Sample[]; p99s: number[]; eventLoopP99: number; cpuMs: number }> = {
+      alone: { samples: [], p99s: [], eventLoopP99: 0, cpuMs: 0 },
+      with_noisy: { samples: [], p99s: [], eventLoopP99: 0, cpuMs: 0 },
+    };
+    for (let k = 0; k < s.rounds; k++)
+      for (const name of ['alone', 'with_noisy'] as const) {
+        const streams = shops
+          .filter((x) => x.role === 'quiet' || name === 'with_noisy')
+          .map((x) => ({ ...x, intervalMs: (1000 * s.lines_per_request) / (x.role === 'quiet' ? quietRate : noisyRate), next: 0 }));
+        // Quiet streams start out of step with each other.
+        streams.forEach((st, k) => (st.next = (k * st.intervalMs) / streams.length));
+        const samples: Sample[] = [];
+        const pending: Array<Promise<void>> = [];
+        await server.ask('reset');
+        const t0 = performance.now();
+        const end = s.seconds * 1000;
+        // Open loop: each stream's request k is due at its offset + k·interval, whatever the answers.
+        for (;;) {
+          const now = performance.now() - t0;
+          for (const st of streams) {
+            while (st.next <= now && st.next < end) {
+              const due = st.next;
+              st.next += st.intervalMs;
+              const agent = st.role === 'quiet' ? quietAgent : noisyAgent;
+              pending.push(
+                post(agent, port, SNAPSHOT, bodyOf(st.shop)).then(
+                  (r) => void samples.push({ role: st.role, shop: st.shop, at: due / 1000, status: r.status, ms: performance.now() - t0 - due, retryAfter: r.headers['retry-after'] ?? null }),
+                  () => void samples.push({ role: st.role, shop: st.shop, at: due / 1000, status: 0, ms: performance.now() - t0 - due, retryAfter: null }),
+                ),
+              );
+            }
+          }
+          const soonest = Math.min(...streams.map((st) => st.next));
+          if (soonest >= end) break;
+          await sleep(Math.max(0, soonest - (performance.now() - t0)));
+        }
+        // Every answer is in (the backlog of the run drained) before the next run starts.
+        await Promise.race([Promise.all(pending), sleep(s.drain_timeout_s * 1000)]);
+        const stats = await server.ask<{ event_loop_delay_ms: { p99: number }; cpu_ms: number }>('stats');
+        const run = runs[name];
+        run.samples.push(...samples);
+        const quietOk = samples.filter((x) => x.role === 'quiet' && x.at >= s.warmup_seconds && x.status === 200).map((x) => x.ms);
+        run.p99s.push(round(percentile(quietOk, 99), 1));
+        run.eventLoopP99 = Math.max(run.eventLoopP99, stats.event_loop_delay_ms.p99);
+        run.cpuMs += stats.cpu_ms;
+        const noisyAll = samples.filter((x) => x.role === 'noisy');
+        say(
+          `B7 round ${k + 1} ${name}: quiet p50/p99 ${round(percentile(quietOk, 50), 1)}/${run.p99s.at(-1)} ms over ${quietOk.length} answers` +
+            (noisyAll.length ? `; noisy ${JSON.stringify(side(noisyAll, s.lines_per_request, s.seconds).statuses)}` : ''),
+        );
+        await sleep(1000);
+      }
+
+    const windowS = s.rounds * (s.seconds - s.warmup_seconds);
+    const phases: B7Phase[] = (['alone', 'with_noisy'] as const).map((name) => {
+      const run = runs[name];
+      const counted = run.samples.filter((x) => x.at >= s.warmup_seconds);
+      const quiet = counted.filter((x) => x.role === 'quiet');
+      const noisy = counted.filter((x) => x.role === 'noisy');
+      const byShop: Record<string, number> = {};
+      for (const x of shops.filter((y) => y.role === 'quiet'))
+        byShop[x.shop] = round(percentile(quiet.filter((q) => q.shop === x.shop && q.status === 200).map((q) => q.ms), 99), 1);
+      // Every answer of the noisy shop, warm-up included, for its statuses.
+      const noisyAll = run.samples.filter((x) => x.role === 'noisy');
+      const retry = noisyAll.filter((x) => x.status === 429 && x.retryAfter !== null).map((x) => Number(x.retryAfter));
+      const phase: B7Phase = {
+        name,
+        quiet_p99_ms_by_round: run.p99s,
+        quiet: { ...side(quiet, s.lines_per_request, windowS), p99_ms_by_shop: byShop },
+        noisy: noisyAll.length
+          ? {
+              ...side(noisy, s.lines_per_request, windowS),
+              statuses: side(noisyAll, s.lines_per_request, windowS).statuses,
+              requests: noisyAll.length,
+              count_429: noisyAll.filter((x) => x.status === 429).length,
+              count_429_with_retry_after: retry.length,
+              count_5xx: noisyAll.filter((x) => x.status >= 500 || x.status === 0).length,
+              other: noisyAll.filter((x) => ![200, 202, 429].includes(x.status)).length,
+              retry_after_s: retry.length ? { min: Math.min(...retry), max: Math.max(...retry) } : null,
+            }
+          : null,
+        server_event_loop_p99_ms: run.eventLoopP99,
+        server_cpu_ms: run.cpuMs,
+      };
+      say(
+        `B7 ${name}: quiet p50/p95/p99 ${phase.quiet.p50_ms}/${phase.quiet.p95_ms}/${phase.quiet.p99_ms} ms over ${phase.quiet.requests} requests ${JSON.stringify(phase.quiet.statuses)}` +
+          (phase.noisy ? `; noisy ${JSON.stringify(phase.noisy.statuses)}, 429 with Retry-After ${phase.noisy.count_429_with_retry_after}/${phase.noisy.count_429}, admitted ${phase.noisy.accepted_lines_per_s} lines/s` : ''),
+      );
+      return phase;
+    });
+    const [alone, withNoisy] = phases;
+    const n = withNoisy?.noisy;
+    return {
+      settings: s,
+      capacity_lines_per_s: capacity.lines_per_s,
+      capacity_source: capacity.source,
+      b6_capacity_lines_per_s: b6Capacity,
+      shop_rate_lines_per_s: rate,
+      shop_burst_lines: burst,
+      shops,
+      phases,
+      p99_ratio: alone && withNoisy && alone.quiet.p99_ms > 0 ? round(withNoisy.quiet.p99_ms / alone.quiet.p99_ms, 3) : null,
+      noisy_only_429_with_retry_after: !!n && n.other === 0 && n.count_429 === n.count_429_with_retry_after && n.count_429 > 0,
+    };
+  } finally {
+    setupAgent.destroy();
+    quietAgent.destroy();
+    noisyAgent.destroy();
+    await server?.stop().catch(() => {});
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => {});
+    await admin.disconnect();
+  }
+}

@@ -1,0 +1,16 @@
+// The topic plan as code against the live cluster (README "Kafka in production"):
+//   npm run topics -- --check   print the drift (partitions, replication, configs); exit 1 on drift
+//   npm run topics -- --apply   create what is missing, add partitions, set configs; say what it cannot
+//   npm run topics -- --plan    print the plan
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '@ingest/devstack';
+import { runTopicsCommand } from '@ingest/kafka';
+
+if (existsSync(join(REPO_ROOT, '.env'))) process.loadEnvFile(join(REPO_ROOT, '.env'));
+try {
+  process.exitCode = await runTopicsCommand(process.argv.slice(2), process.env, (line) => console.log(line));
+} catch (err) {
+  console.error(`[topics] ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
+}
