@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createListener, createPool, type Listener, type Pool } from '@ingest/db';
 import { createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
 import { startRelay, type Relay } from '@ingest/projector';
-import { createRegistry, silentLogger } from '@ingest/runtime';
+import { createLogger, createRegistry, silentLogger, type Logger } from '@ingest/runtime';
 import { startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
 // Issue 11, finding 4: after the session holding the leader lock was lost, the old relay kept
@@ -29,13 +29,13 @@ afterAll(async () => {
   await p.stop();
 });
 
-const relay = async (fenceMs: number, maxRecords?: number): Promise<Relay> => {
+const relay = async (fenceMs: number, maxRecords?: number, log: Logger = silentLogger()): Promise<Relay> => {
   const r = await startRelay({
     pool,
     connectionString: p.databaseUrl,
     listener,
     sink,
-    log: silentLogger(),
+    log,
     registry: createRegistry(),
     pollMs: 50,
     fenceMs,
@@ -85,7 +85,12 @@ const leaderPid = async (): Promise<number> =>
 
 describe('one publisher (issue 11)', () => {
   it('a relay whose locked session is lost stops leading at once; the other takes over after the fence; each event leaves once, in seq order', async () => {
-    const a = await relay(1500);
+    // A's lines are kept: losing the lead is an event. Polling isLeader() could miss it, since A
+    // opens a new session and, as the last holder (no fence for its own lease), may lead again
+    // within one poll (the CI run of 2026-11-23 did miss it).
+    const aLines: string[] = [];
+    const aLog = createLogger({ name: 'relay-a', pretty: false, destination: { write: (line: string) => void aLines.push(line) } });
+    const a = await relay(1500, undefined, aLog);
     await waitFor(async () => a.isLeader(), 10_000, 'relay A leading');
     const b = await relay(1500);
     await writeEvents('L1', 1, 10);
@@ -94,7 +99,7 @@ describe('one publisher (issue 11)', () => {
 
     // The database ends A's session (as a restart or a network fault would); A's process lives on.
     await p.db.query('SELECT pg_terminate_backend($1)', [await leaderPid()]);
-    await waitFor(async () => !a.isLeader(), 2000, 'A dropping the lead');
+    await waitFor(async () => aLines.some((l) => l.includes('outbox relay lost the lead')), 2000, 'A dropping the lead');
     await writeEvents('L1', 11, 10);
     await waitFor(async () => a.isLeader() || b.isLeader(), 15_000, 'a new leader');
     await waitFor(async () => (await pool.query('SELECT 1 FROM agent_runtime.outbox WHERE published_at IS NULL')).rows.length === 0, 15_000, 'all published');
