@@ -5,12 +5,13 @@
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool } from '@ingest/db';
 import { listParked, retryParked, skipParked } from '@ingest/projector';
-import { readCommonConfig } from '@ingest/runtime';
+import { readCommonConfig, settingsAtStart } from '@ingest/runtime';
 
+const usage = 'usage: npm run parked -- list | retry <command_id> | skip <command_id>';
+settingsAtStart({ roles: ['tools'], name: 'npm run parked', usage });
 const [verb, id] = process.argv.slice(2);
 const common = readCommonConfig(process.env);
 const pool = createPool({ connectionString: common.databaseUrl, role: common.dbRole || undefined, max: 2, applicationName: 'ingest-parked' });
-const usage = 'usage: npm run parked -- list | retry <command_id> | skip <command_id>';
 
 try {
   if (verb === 'list') {

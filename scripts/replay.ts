@@ -12,10 +12,11 @@ import { createPool, dropDatabase, ensureDatabase, migrate, withDatabase } from 
 import { acquireKafka, REPO_ROOT } from '@ingest/devstack';
 import { createKafka } from '@ingest/kafka';
 import { rebuildInPlace, replayCommandLog, type ReplayProgress } from '@ingest/projector';
-import { createRegistry, envInt, Gauge, readCommonConfig } from '@ingest/runtime';
+import { createRegistry, Gauge, readCommonConfig, setting, settingsAtStart } from '@ingest/runtime';
 
+settingsAtStart({ roles: ['replay'], name: 'npm run replay', usage: 'usage: npm run replay [-- --resume] [--keep-old] [--into scratch] [--help]' });
 const { values } = parseArgs({
-  options: { into: { type: 'string' }, resume: { type: 'boolean', default: false }, 'keep-old': { type: 'boolean', default: false } },
+  options: { into: { type: 'string' }, resume: { type: 'boolean', default: false }, 'keep-old': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
 });
 const say = (msg: string) => console.error(`[replay] ${msg}`);
 if (values.into !== undefined && values.into !== 'scratch') {
@@ -27,7 +28,7 @@ const inPlace = values.into === undefined;
 // The log lives in the broker: KAFKA_BROKERS, the pipeline's running broker, or the project's own started on its data.
 const kafka = await acquireKafka({ dataDir: join(REPO_ROOT, '.data', 'kafka'), log: say });
 const common = readCommonConfig({ ...process.env, KAFKA_BROKERS: kafka.brokers.join(',') });
-const scratchUrl = process.env['REPLAY_DATABASE_URL'] || withDatabase(common.databaseUrl, `${new URL(common.databaseUrl).pathname.slice(1)}_replay`);
+const scratchUrl = setting(process.env, 'REPLAY_DATABASE_URL') ?? withDatabase(common.databaseUrl, `${new URL(common.databaseUrl).pathname.slice(1)}_replay`);
 const targetUrl = inPlace ? common.databaseUrl : scratchUrl;
 if (!inPlace) {
   const scratchName = new URL(scratchUrl).pathname.slice(1);
@@ -40,7 +41,7 @@ if (!inPlace) {
 await ensureDatabase(targetUrl);
 await migrate(targetUrl);
 
-const concurrency = envInt(process.env, 'REPLAY_CONCURRENCY', 3, 1);
+const concurrency = setting(process.env, 'REPLAY_CONCURRENCY');
 // Ctrl-C stops between two batches; `--resume` continues from the checkpoints.
 const stop = new AbortController();
 process.once('SIGINT', () => stop.abort());
@@ -57,7 +58,7 @@ const metrics = {
   lag: gauge('replay_lag_commands', 'Commands left to replay'),
   eta: gauge('replay_eta_seconds', 'Estimated seconds to the end of the log'),
 };
-const metricsPort = envInt(process.env, 'REPLAY_METRICS_PORT', 0, 0);
+const metricsPort = setting(process.env, 'REPLAY_METRICS_PORT');
 const server = metricsPort
   ? createServer((_req, res) => void registry.metrics().then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text))).listen(metricsPort)
   : null;
@@ -76,7 +77,7 @@ const replayOptions = {
   kafka: createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-replay' }),
   schemas: new SchemaRegistry(),
   topic: common.topics.commands,
-  batchSize: envInt(process.env, 'REPLAY_BATCH', 500, 1),
+  batchSize: setting(process.env, 'REPLAY_BATCH'),
   concurrency,
   onProgress,
   onWarn: (msg: string, detail: object) => say(`${msg} ${JSON.stringify(detail)}`),

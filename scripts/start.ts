@@ -7,10 +7,13 @@ import { createListener } from '@ingest/db';
 import { prepareInfra, REPO_ROOT } from '@ingest/devstack';
 import { runGateway } from '@ingest/gateway';
 import { runProjector } from '@ingest/projector';
-import { createLogger, createRegistry, envString, onShutdown, readCommonConfig, startTracing } from '@ingest/runtime';
+import { createLogger, createRegistry, onShutdown, readCommonConfig, setting, settingsAtStart, startTracing } from '@ingest/runtime';
 
 if (existsSync(join(REPO_ROOT, '.env'))) process.loadEnvFile(join(REPO_ROOT, '.env'));
-const log = createLogger({ name: 'ingest', level: envString(process.env, 'LOG_LEVEL', 'info') });
+// --help prints every setting; bad settings are all reported before anything starts (issue 15).
+const warnings = settingsAtStart({ roles: ['gateway', 'projector', 'dev'], name: 'npm start', usage: 'usage: npm start [-- --help]' });
+const log = createLogger({ name: 'ingest', level: setting(process.env, 'LOG_LEVEL') });
+for (const w of warnings) log.warn(w);
 const say = (msg: string) => log.info(msg);
 
 try {

@@ -5,9 +5,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@ingest/devstack';
-import { runTopicsCommand } from '@ingest/kafka';
+import { runTopicsCommand, TOPICS_USAGE } from '@ingest/kafka';
+import { settingsAtStart } from '@ingest/runtime';
 
 if (existsSync(join(REPO_ROOT, '.env'))) process.loadEnvFile(join(REPO_ROOT, '.env'));
+settingsAtStart({ roles: ['tools'], name: 'npm run topics', usage: TOPICS_USAGE });
 try {
   process.exitCode = await runTopicsCommand(process.argv.slice(2), process.env, (line) => console.log(line));
 } catch (err) {

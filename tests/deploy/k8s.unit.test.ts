@@ -11,7 +11,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Service } from 'kubernetes-models/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGatewayConfig } from '@ingest/gateway';
-import { createRegistry, readCommonConfig } from '@ingest/runtime';
+import { checkSettings, combinedChecks, createRegistry, readCommonConfig, SETTINGS } from '@ingest/runtime';
 import { startTestGateway, type TestGateway } from '../../services/gateway/src/testGateway.ts';
 import { createProbeServer } from '../../services/projector/src/probes.ts';
 import { hasCommand, read, readYamlDocs, REPO, TOOL_CHECKS } from './support.ts';
@@ -83,10 +83,10 @@ function unknownFields(Model: new (data: Obj) => Validatable, obj: Obj): string[
   return unknown;
 }
 
-/** The settings the README's Configuration table documents. */
+/** The settings the README's Configuration table documents (generated from the settings catalog). */
 const documentedSettings = (): Set<string> => {
   const section = read('README.md').split('\n## Configuration')[1]?.split('\n## ')[0] ?? '';
-  return new Set([...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]!));
+  return new Set([...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)`(?: \(`_FILE`\))? \|/gm)].map((m) => m[1]!));
 };
 
 /** Steps and per-step deadline of a process's graceful shutdown, read from its main.ts and runtime's onShutdown. */
@@ -206,7 +206,8 @@ describe('deploy/k8s', () => {
     const main = read('services/projector/src/main.ts');
 
     it('probe PROJECTOR_METRICS_PORT, where the projector serves /healthz, /readyz and /metrics', async () => {
-      const defaultPort = /envInt\(process\.env, 'PROJECTOR_METRICS_PORT', (\d+)/.exec(main)?.[1];
+      expect(main).toMatch(/setting\(process\.env, 'PROJECTOR_METRICS_PORT'\)/);
+      const defaultPort = SETTINGS.PROJECTOR_METRICS_PORT.default;
       expect(defaultPort).toBe('9091');
       const port = Number(envValue(c, 'PROJECTOR_METRICS_PORT') ?? defaultPort);
       for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) expect(portNumber(c, c[probe].httpGet.port), probe).toBe(port);
@@ -273,8 +274,11 @@ describe('deploy/k8s', () => {
       for (const e of c['env'] ?? []) expect(documented, `${owner}: ${e.name}`).toContain(e.name);
       expect(c['envFrom'], owner).toEqual([{ configMapRef: { name: 'ingest-config' } }]);
     }
-    const gatewayEnv = { ...config, ...Object.fromEntries(container(find('Deployment', 'ingest-gateway'), 'gateway')['env'].map((e: Obj) => [e.name, e.value ?? 'secret'])) };
+    const gatewayEnv = { ...config, ...Object.fromEntries(container(find('Deployment', 'ingest-gateway'), 'gateway')['env'].map((e: Obj) => [e.name, e.value ?? (e.name === 'DATABASE_URL' ? 'postgres://secret@db/ingest' : 'secret')])) };
     expect(() => readCommonConfig(gatewayEnv)).not.toThrow();
+    expect(checkSettings(gatewayEnv, ['gateway'], combinedChecks(['gateway']))).toEqual([]);
+    const projectorEnv = { ...config, ...Object.fromEntries(container(find('Deployment', 'ingest-projector'), 'projector')['env'].map((e: Obj) => [e.name, e.value ?? 'postgres://secret@db/ingest'])) };
+    expect(checkSettings(projectorEnv, ['projector'], combinedChecks(['projector']))).toEqual([]);
     // Admitted bodies take several times their size once parsed: admission stays well under the memory limit.
     const limit = /^(\d+)(Mi|Gi)$/.exec(container(find('Deployment', 'ingest-gateway'), 'gateway')['resources'].limits.memory);
     const limitBytes = Number(limit?.[1]) * 1024 ** (limit?.[2] === 'Gi' ? 3 : 2);

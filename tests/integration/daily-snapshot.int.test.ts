@@ -178,7 +178,7 @@ describe('inventory.daily_snapshot (D16)', () => {
 
   it('the scheduler appends one command per shop with levels for the business day that ended, once', async () => {
     const yesterday = previousDay(new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Tokyo', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date()));
-    const scheduler = p.projector!.scheduler;
+    const scheduler = p.projector!.scheduler!;
     const due = await p.db.query(
       `SELECT DISTINCT shop FROM sot.inventory_levels l
         WHERE NOT EXISTS (SELECT 1 FROM agent_runtime.daily_snapshot_runs r WHERE r.shop = l.shop AND r.snapshot_date = $1)`,

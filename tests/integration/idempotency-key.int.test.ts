@@ -130,7 +130,7 @@ describe('Idempotency-Key header (issue 16)', () => {
     expect(later.status).toBe(200);
     expect(later.headers.get('idempotent-replayed')).toBeNull();
     await p.db.query(`UPDATE agent_runtime.request_keys SET created_at = now() - interval '25 hours' WHERE shop = $1`, [shop]);
-    const deleted = await p.projector!.pruner.runOnce();
+    const deleted = await p.projector!.pruner!.runOnce();
     expect(deleted['agent_runtime.request_keys']).toBeGreaterThanOrEqual(1);
     expect((await p.db.query('SELECT 1 FROM agent_runtime.request_keys WHERE shop = $1', [shop])).rowCount).toBe(0);
   });

@@ -47,7 +47,7 @@ describe('bounded state (issue 11)', () => {
     expect(logsBefore).toBe(5);
 
     await new Promise((r) => setTimeout(r, 1100));
-    const deleted = await p.projector!.pruner.runOnce();
+    const deleted = await p.projector!.pruner!.runOnce();
     expect(deleted['agent_runtime.processed_commands']).toBeGreaterThanOrEqual(5);
     expect(deleted['agent_runtime.command_results']).toBeGreaterThanOrEqual(5);
     expect(deleted['agent_runtime.command_requests']).toBeGreaterThanOrEqual(5);

@@ -1,6 +1,6 @@
-import { DEFAULT_TOPICS_NAMES } from './topicDefaults.ts';
-import { envDuration, envInt, envList, envString } from './env.ts';
 import { readKafkaSecurity, type KafkaSecurity } from './kafkaSecurity.ts';
+import { setting } from './settings/settings.ts';
+import { SETTINGS } from './settings/catalog.ts';
 
 export interface CommonConfig {
   databaseUrl: string;
@@ -22,26 +22,27 @@ export interface CommonConfig {
   failpoints: string;
 }
 
-export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/ingest';
-export const DEFAULT_KAFKA_BROKERS = '127.0.0.1:9092';
+export const DEFAULT_DATABASE_URL = SETTINGS.DATABASE_URL.default;
+export const DEFAULT_KAFKA_BROKERS = SETTINGS.KAFKA_BROKERS.default;
 
+/** What every process reads (settings/catalog.ts). */
 export function readCommonConfig(env: NodeJS.ProcessEnv): CommonConfig {
   return {
-    databaseUrl: envString(env, 'DATABASE_URL', DEFAULT_DATABASE_URL),
-    dbRole: env['DB_ROLE'] ?? 'ingest_service',
-    kafkaBrokers: envList({ KAFKA_BROKERS: envString(env, 'KAFKA_BROKERS', DEFAULT_KAFKA_BROKERS) }, 'KAFKA_BROKERS'),
+    databaseUrl: setting(env, 'DATABASE_URL'),
+    dbRole: setting(env, 'DB_ROLE'),
+    kafkaBrokers: setting(env, 'KAFKA_BROKERS'),
     kafkaSecurity: readKafkaSecurity(env),
     topics: {
-      commands: envString(env, 'COMMANDS_TOPIC', DEFAULT_TOPICS_NAMES.commands),
-      audit: envString(env, 'AUDIT_TOPIC', DEFAULT_TOPICS_NAMES.audit),
-      stockZero: envString(env, 'STOCK_ZERO_TOPIC', DEFAULT_TOPICS_NAMES.stockZero),
-      stockRestored: envString(env, 'STOCK_RESTORED_TOPIC', DEFAULT_TOPICS_NAMES.stockRestored),
+      commands: setting(env, 'COMMANDS_TOPIC'),
+      audit: setting(env, 'AUDIT_TOPIC'),
+      stockZero: setting(env, 'STOCK_ZERO_TOPIC'),
+      stockRestored: setting(env, 'STOCK_RESTORED_TOPIC'),
     },
-    kafkaPartitions: envInt(env, 'KAFKA_PARTITIONS', 6, 1),
-    logLevel: envString(env, 'LOG_LEVEL', 'info'),
-    resultRetentionMs: envDuration(env, 'RESULT_RETENTION', '7d', 1000),
-    markerRetentionMs: envDuration(env, 'MARKER_RETENTION', '7d', 1000),
-    idempotencyKeyTtlMs: envDuration(env, 'IDEMPOTENCY_KEY_TTL', '24h', 1000),
-    failpoints: env['FAILPOINTS'] ?? '',
+    kafkaPartitions: setting(env, 'KAFKA_PARTITIONS'),
+    logLevel: setting(env, 'LOG_LEVEL'),
+    resultRetentionMs: setting(env, 'RESULT_RETENTION'),
+    markerRetentionMs: setting(env, 'MARKER_RETENTION'),
+    idempotencyKeyTtlMs: setting(env, 'IDEMPOTENCY_KEY_TTL'),
+    failpoints: setting(env, 'FAILPOINTS') ?? '',
   };
 }

@@ -1,6 +1,6 @@
 export { createLogger, silentLogger, REDACT_PATHS, type Logger } from './logger.ts';
 export { createRegistry, registerPoolMetrics, lintExposition, DROPPED_DEFAULT_METRICS, Registry, Counter, Gauge, Histogram, type PoolCounts, type MetricProblem } from './metrics.ts';
-export { ConfigError, envString, envInt, envList, envDuration } from './env.ts';
+export { ConfigError, envInt } from './env.ts';
 export { onShutdown } from './shutdown.ts';
 export { readCommonConfig, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, type CommonConfig } from './commonConfig.ts';
 export { DEFAULT_TOPICS_NAMES } from './topicDefaults.ts';
@@ -34,3 +34,6 @@ export {
   type Link,
   type Span,
 } from './tracing.ts';
+export { SETTINGS, ROLES, GROUPS, type Role, type SettingName, type SettingDef } from './settings/catalog.ts';
+export { setting, settingGiven, settingsOf, checkSettings, assertSettings, settingsHelp, helpRequested, settingsTable, withSettingsTable, TABLE_BEGIN, TABLE_END, type SettingValue } from './settings/settings.ts';
+export { settingsAtStart, unknownSettings, combinedChecks, type StartOptions } from './settings/startup.ts';

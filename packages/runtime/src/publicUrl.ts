@@ -1,4 +1,5 @@
 import { ConfigError } from './env.ts';
+import { setting } from './settings/settings.ts';
 
 /**
  * The address clients reach the gateway at (PUBLIC_BASE_URL, issue 15): the schema `$id`s the
@@ -8,20 +9,14 @@ import { ConfigError } from './env.ts';
  * (PORT=0 picks one).
  */
 export function publicBaseUrl(env: NodeJS.ProcessEnv, listenPort?: number): string {
-  const raw = env['PUBLIC_BASE_URL']?.trim();
+  const raw = setting(env, 'PUBLIC_BASE_URL'); // an absolute http(s) URL (the catalog's check)
   if (raw) {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL (got ${raw})`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL (got ${raw})`);
+    const url = new URL(raw);
     if (url.search || url.hash) throw new ConfigError(`PUBLIC_BASE_URL must not carry a query or fragment (got ${raw})`);
     return url.href.replace(/\/+$/, '');
   }
-  const host = env['HOST'] || '0.0.0.0';
+  const host = setting(env, 'HOST');
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  const port = listenPort ?? (Number(env['PORT'] || 8080) || 8080);
+  const port = listenPort ?? (setting(env, 'PORT') || 8080);
   return `http://${shown}:${port}`;
 }

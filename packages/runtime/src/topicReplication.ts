@@ -1,4 +1,5 @@
-import { ConfigError, envInt } from './env.ts';
+import { ConfigError } from './env.ts';
+import { setting, settingGiven } from './settings/settings.ts';
 
 export interface TopicReplication {
   replicationFactor: number;
@@ -17,13 +18,13 @@ export const SINGLE_BROKER_REPLICATION: TopicReplication = { replicationFactor: 
  * KAFKA_BROKERS set (someone's cluster) 3 and 2; without it (the dev stack's own broker) 1 and 1.
  */
 export function readTopicReplication(env: NodeJS.ProcessEnv): TopicReplication {
-  const defaults = env['KAFKA_BROKERS'] ? PRODUCTION_REPLICATION : SINGLE_BROKER_REPLICATION;
-  const replicationFactor = envInt(env, 'KAFKA_REPLICATION_FACTOR', defaults.replicationFactor, 1);
-  const minInsyncReplicas = envInt(env, 'KAFKA_MIN_INSYNC_REPLICAS', Math.min(defaults.minInsyncReplicas, replicationFactor), 1);
+  const defaults = settingGiven(env, 'KAFKA_BROKERS') ? PRODUCTION_REPLICATION : SINGLE_BROKER_REPLICATION;
+  const replicationFactor = setting(env, 'KAFKA_REPLICATION_FACTOR') ?? defaults.replicationFactor;
+  const minInsyncReplicas = setting(env, 'KAFKA_MIN_INSYNC_REPLICAS') ?? Math.min(defaults.minInsyncReplicas, replicationFactor);
   if (minInsyncReplicas > replicationFactor) {
     throw new ConfigError(
       `KAFKA_MIN_INSYNC_REPLICAS (${minInsyncReplicas}) is above KAFKA_REPLICATION_FACTOR (${replicationFactor}): every acks=all write would fail`,
     );
   }
-  return { replicationFactor, minInsyncReplicas, explicit: env['KAFKA_REPLICATION_FACTOR'] !== undefined };
+  return { replicationFactor, minInsyncReplicas, explicit: settingGiven(env, 'KAFKA_REPLICATION_FACTOR') };
 }

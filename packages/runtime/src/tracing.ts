@@ -13,7 +13,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import { ConfigError } from './env.ts';
+import { setting } from './settings/settings.ts';
 import { setLogTracing } from './logContext.ts';
 
 export { SpanKind, type Context, type Link, type Span };
@@ -47,11 +47,9 @@ const SHUTDOWN_FLUSH_MS = 2000;
 
 /** Which exporter the environment asks for; null is off. */
 export function tracesExporterWanted(env: NodeJS.ProcessEnv): 'otlp' | 'console' | null {
-  if ((env['OTEL_SDK_DISABLED'] ?? '').trim().toLowerCase() === 'true') return null;
-  const raw = (env['OTEL_TRACES_EXPORTER'] ?? '').trim().toLowerCase();
-  if (raw === '' || raw === 'none') return null;
-  if (raw === 'otlp' || raw === 'console') return raw;
-  throw new ConfigError(`OTEL_TRACES_EXPORTER must be otlp, console or none (got ${raw})`);
+  if (setting(env, 'OTEL_SDK_DISABLED')) return null;
+  const wanted = setting(env, 'OTEL_TRACES_EXPORTER');
+  return wanted === undefined || wanted === 'none' ? null : wanted;
 }
 
 export async function startTracing(env: NodeJS.ProcessEnv, opts: TracingOptions): Promise<Tracing> {
@@ -72,7 +70,7 @@ export async function startTracing(env: NodeJS.ProcessEnv, opts: TracingOptions)
     processor = new sdk.BatchSpanProcessor({ exporter: new OTLPTraceExporter(otlpUrl(env)) });
   }
   const provider = new sdk.TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': env['OTEL_SERVICE_NAME'] || opts.serviceName }),
+    resource: resourceFromAttributes({ 'service.name': setting(env, 'OTEL_SERVICE_NAME') || opts.serviceName }),
     spanProcessors: [processor],
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();
@@ -100,9 +98,9 @@ export async function startTracing(env: NodeJS.ProcessEnv, opts: TracingOptions)
 
 /** The standard endpoint variables, read from `env` (not only process.env); none: the exporter's default. */
 function otlpUrl(env: NodeJS.ProcessEnv): { url: string } | undefined {
-  const traces = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'];
+  const traces = setting(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   if (traces) return { url: traces };
-  const base = env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+  const base = setting(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   return base ? { url: `${base.replace(/\/+$/, '')}/v1/traces` } : undefined;
 }
 

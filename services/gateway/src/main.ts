@@ -1,7 +1,10 @@
-import { createLogger, envString, onShutdown, startTracing } from '@ingest/runtime';
+import { createLogger, onShutdown, setting, settingsAtStart, startTracing } from '@ingest/runtime';
 import { runGateway } from './service.ts';
 
-const log = createLogger({ name: 'gateway', level: envString(process.env, 'LOG_LEVEL', 'info') });
+// --help prints every setting; bad settings are all reported before anything starts (issue 15).
+const warnings = settingsAtStart({ roles: ['gateway'], name: 'ingest gateway', usage: 'usage: node services/gateway/src/main.ts [--help]' });
+const log = createLogger({ name: 'gateway', level: setting(process.env, 'LOG_LEVEL') });
+for (const w of warnings) log.warn(w);
 try {
   // Off unless OTEL_TRACES_EXPORTER is set (issue 15); then spans for requests and appends.
   const tracing = await startTracing(process.env, { serviceName: 'ingest-gateway' });

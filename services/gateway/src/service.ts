@@ -4,13 +4,8 @@ import { createListener, createPool, type Listener } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink, startLagMonitor, startLogPositions, topicPlan } from '@ingest/kafka';
 import { createDryRunner } from '@ingest/projector';
 import {
-  ConfigError,
-  isTimeZone,
+  setting,
   createRegistry,
-  envDuration,
-  envInt,
-  envList,
-  envString,
   publicBaseUrl,
   registerPoolMetrics,
   readCommonConfig,
@@ -30,35 +25,28 @@ export interface RunningGateway {
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig & { port: number; host: string; dryRunStatementTimeoutMs: number } {
   return {
-    resultRetentionMs: readCommonConfig(env).resultRetentionMs,
+    resultRetentionMs: setting(env, 'RESULT_RETENTION'),
     resendWindowMs: DEFAULT_GATEWAY_CONFIG.resendWindowMs,
-    idempotencyKeyTtlMs: readCommonConfig(env).idempotencyKeyTtlMs,
-    ingestSecrets: envList(env, 'INGEST_SECRET'),
-    cronSecrets: envList(env, 'CRON_SECRET'),
-    replyTimeoutMs: envInt(env, 'REPLY_TIMEOUT_MS', DEFAULT_GATEWAY_CONFIG.replyTimeoutMs, 1),
-    bodyLimitBytes: envInt(env, 'BODY_LIMIT_BYTES', DEFAULT_GATEWAY_CONFIG.bodyLimitBytes, 1024),
-    maxInflightBytes: envInt(env, 'MAX_INFLIGHT_BYTES', DEFAULT_GATEWAY_CONFIG.maxInflightBytes, 1024),
-    bodyTimeoutMs: envDuration(env, 'BODY_TIMEOUT', `${DEFAULT_GATEWAY_CONFIG.bodyTimeoutMs}ms`, 100),
-    maxConsumerLag: envInt(env, 'MAX_CONSUMER_LAG', DEFAULT_GATEWAY_CONFIG.maxConsumerLag, 1),
-    businessTimezone: businessTimezone(env),
-    dryRunStatementTimeoutMs: envDuration(env, 'DRY_RUN_STATEMENT_TIMEOUT', '10s', 100),
-    shopMaxInflightBytes: envInt(env, 'SHOP_MAX_INFLIGHT_BYTES', DEFAULT_GATEWAY_CONFIG.shopMaxInflightBytes, 1024),
-    shopMaxInflightRequests: envInt(env, 'SHOP_MAX_INFLIGHT_REQUESTS', DEFAULT_GATEWAY_CONFIG.shopMaxInflightRequests, 1),
-    shopRateLinesPerS: envInt(env, 'SHOP_RATE_LINES_PER_S', DEFAULT_GATEWAY_CONFIG.shopRateLinesPerS, 0),
-    shopBurstLines: envInt(env, 'SHOP_BURST_LINES', DEFAULT_GATEWAY_CONFIG.shopBurstLines, 1),
-    positionCacheMs: envDuration(env, 'POSITION_CACHE', `${DEFAULT_GATEWAY_CONFIG.positionCacheMs}ms`, 0),
-    port: envInt(env, 'PORT', 8080, 0),
-    host: env['HOST'] || '0.0.0.0',
+    idempotencyKeyTtlMs: setting(env, 'IDEMPOTENCY_KEY_TTL'),
+    ingestSecrets: setting(env, 'INGEST_SECRET') ?? [],
+    cronSecrets: setting(env, 'CRON_SECRET') ?? [],
+    replyTimeoutMs: setting(env, 'REPLY_TIMEOUT_MS'),
+    bodyLimitBytes: setting(env, 'BODY_LIMIT_BYTES'),
+    maxInflightBytes: setting(env, 'MAX_INFLIGHT_BYTES'),
+    bodyTimeoutMs: setting(env, 'BODY_TIMEOUT'),
+    maxConsumerLag: setting(env, 'MAX_CONSUMER_LAG'),
+    businessTimezone: setting(env, 'BUSINESS_TIMEZONE'),
+    dryRunStatementTimeoutMs: setting(env, 'DRY_RUN_STATEMENT_TIMEOUT'),
+    shopMaxInflightBytes: setting(env, 'SHOP_MAX_INFLIGHT_BYTES'),
+    shopMaxInflightRequests: setting(env, 'SHOP_MAX_INFLIGHT_REQUESTS'),
+    shopRateLinesPerS: setting(env, 'SHOP_RATE_LINES_PER_S'),
+    shopBurstLines: setting(env, 'SHOP_BURST_LINES'),
+    positionCacheMs: setting(env, 'POSITION_CACHE'),
+    port: setting(env, 'PORT'),
+    host: setting(env, 'HOST'),
   };
 }
 
-function businessTimezone(env: NodeJS.ProcessEnv): string {
-  const zone = envString(env, 'BUSINESS_TIMEZONE', DEFAULT_GATEWAY_CONFIG.businessTimezone);
-  if (!isTimeZone(zone)) throw new ConfigError(`BUSINESS_TIMEZONE is not a known time zone: ${zone}`);
-  return zone;
-}
-
-/** Wires the gateway's real parts from the environment and listens. */
 export async function runGateway(
   env: NodeJS.ProcessEnv,
   log: Logger,
@@ -103,7 +91,7 @@ export async function runGateway(
   const sink = await createMessageSink(kafka);
   const replies = createReplyWaiter({ pool, listener, log });
   const backlog = await startLagMonitor(kafka, {
-    groupId: envString(env, 'PROJECTOR_GROUP_ID', 'ingest-projector'),
+    groupId: setting(env, 'PROJECTOR_GROUP_ID'),
     topic: common.topics.commands,
     onError: (err) => log.warn({ err }, 'could not read the projector backlog'),
   });

@@ -1,14 +1,17 @@
-import { createLogger, envInt, envString, onShutdown, startTracing } from '@ingest/runtime';
+import { createLogger, onShutdown, setting, settingsAtStart, startTracing } from '@ingest/runtime';
 import { createProbeServer } from './probes.ts';
 import { runProjector } from './service.ts';
 
-const log = createLogger({ name: 'projector', level: envString(process.env, 'LOG_LEVEL', 'info') });
+// --help prints every setting; bad settings are all reported before anything starts (issue 15).
+const warnings = settingsAtStart({ roles: ['projector'], name: 'ingest projector', usage: 'usage: node services/projector/src/main.ts [--help]' });
+const log = createLogger({ name: 'projector', level: setting(process.env, 'LOG_LEVEL') });
+for (const w of warnings) log.warn(w);
 try {
   // Off unless OTEL_TRACES_EXPORTER is set (issue 15); then a span per command applied.
   const tracing = await startTracing(process.env, { serviceName: 'ingest-projector' });
   const projector = await runProjector(process.env, log);
   // The projector has no API; it serves its probes and metrics (probes.ts).
-  const port = envInt(process.env, 'PROJECTOR_METRICS_PORT', 9091, 0);
+  const port = setting(process.env, 'PROJECTOR_METRICS_PORT');
   const server = createProbeServer({ registry: projector.registry, readiness: projector.readiness }).listen(port, () =>
     log.info({ port }, 'projector probes on /healthz and /readyz, metrics on /metrics'),
   );

@@ -2,13 +2,9 @@ import { SchemaRegistry } from '@ingest/contracts';
 import { createListener, createPool, type Listener } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink } from '@ingest/kafka';
 import {
-  ConfigError,
+  setting,
   createRegistry,
   registerPoolMetrics,
-  envDuration,
-  envInt,
-  envString,
-  isTimeZone,
   publicBaseUrl,
   readCommonConfig,
   setFailpoints,
@@ -22,15 +18,23 @@ import { startRelay, type Relay } from './relay.ts';
 
 export interface RunningProjector {
   registry: Registry;
-  scheduler: DailyScheduler;
-  relay: Relay;
-  pruner: Pruner;
-  /** Readiness (issue 11): joined its consumer group, reaches PostgreSQL, holds its LISTEN connection. */
+  /** What this process runs (PROJECTOR_ROLES); the parts it does not run are null. */
+  roles: readonly ProjectorRole[];
+  scheduler: DailyScheduler | null;
+  relay: Relay | null;
+  pruner: Pruner | null;
+  /** Readiness (issue 11): joined its consumer group (when it applies), reaches PostgreSQL, holds its LISTEN connection. */
   readiness(): Promise<Record<string, boolean>>;
   stop(): Promise<void>;
 }
 
-/** Wires the projector, the outbox relay, the daily scheduler and the pruner from the environment. */
+export type ProjectorRole = 'apply' | 'relay' | 'scheduler' | 'pruner';
+
+/**
+ * Wires the projector, the outbox relay, the daily scheduler and the pruner from the environment;
+ * PROJECTOR_ROLES chooses which of them this process runs (issue 15: a deployment may scale the
+ * appliers apart from one process that relays, schedules and prunes).
+ */
 export async function runProjector(
   env: NodeJS.ProcessEnv,
   log: Logger,
@@ -52,7 +56,9 @@ export async function runProjector(
     opts.listener ?? createListener({ connectionString: common.databaseUrl, role, applicationName: 'ingest-projector-listen', log: log.child({ component: 'listen' }) });
   const kafka = createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-projector', log: log.child({ component: 'kafka' }) });
   const sink = await createMessageSink(kafka);
-  const relay = await startRelay({
+  const roles = setting(env, 'PROJECTOR_ROLES');
+  const runs = (r: ProjectorRole): boolean => roles.includes(r);
+  const relay = !runs('relay') ? null : await startRelay({
     pool,
     connectionString: common.databaseUrl,
     role,
@@ -60,58 +66,58 @@ export async function runProjector(
     sink,
     log: log.child({ component: 'relay' }),
     registry,
-    fenceMs: envDuration(env, 'RELAY_FENCE', '15s', 0),
+    fenceMs: setting(env, 'RELAY_FENCE'),
     publicBaseUrl: publicBaseUrl(env),
   });
-  const projector = await startProjector({
+  const projector = !runs('apply') ? null : await startProjector({
     pool,
     kafka,
     schemas: new SchemaRegistry(),
     topics: common.topics,
-    groupId: envString(env, 'PROJECTOR_GROUP_ID', 'ingest-projector'),
+    groupId: setting(env, 'PROJECTOR_GROUP_ID'),
     log: log.child({ component: 'projector' }),
     registry,
-    partitionsConsumedConcurrently: envInt(env, 'PROJECTOR_CONCURRENCY', 3, 1),
-    sessionTimeoutMs: envDuration(env, 'KAFKA_SESSION_TIMEOUT', '10s', 6000),
-    heartbeatIntervalMs: envDuration(env, 'KAFKA_HEARTBEAT_INTERVAL', '1s', 100),
-    maxAttempts: envInt(env, 'PROJECTOR_MAX_ATTEMPTS', 3, 1),
-    retryBackoffMs: envDuration(env, 'PROJECTOR_RETRY_BACKOFF', '100ms', 1),
-    groupMaxCommands: envInt(env, 'PROJECTOR_GROUP_COMMANDS', 64, 1),
-    groupMaxBytes: envInt(env, 'PROJECTOR_GROUP_BYTES', 8 * 1024 * 1024, 1024),
+    partitionsConsumedConcurrently: setting(env, 'PROJECTOR_CONCURRENCY'),
+    sessionTimeoutMs: setting(env, 'KAFKA_SESSION_TIMEOUT'),
+    heartbeatIntervalMs: setting(env, 'KAFKA_HEARTBEAT_INTERVAL'),
+    maxAttempts: setting(env, 'PROJECTOR_MAX_ATTEMPTS'),
+    retryBackoffMs: setting(env, 'PROJECTOR_RETRY_BACKOFF'),
+    groupMaxCommands: setting(env, 'PROJECTOR_GROUP_COMMANDS'),
+    groupMaxBytes: setting(env, 'PROJECTOR_GROUP_BYTES'),
   });
-  const timeZone = envString(env, 'BUSINESS_TIMEZONE', 'Asia/Tokyo');
-  if (!isTimeZone(timeZone)) throw new ConfigError(`BUSINESS_TIMEZONE is not a known time zone: ${timeZone}`);
-  const scheduler = startDailyScheduler({
+  const timeZone = setting(env, 'BUSINESS_TIMEZONE');
+  const scheduler = !runs('scheduler') ? null : startDailyScheduler({
     pool,
     commandLog: createCommandLog(sink, common.topics.commands),
     log: log.child({ component: 'daily-scheduler' }),
     timeZone,
-    intervalMs: envInt(env, 'DAILY_SNAPSHOT_CHECK_MS', 60_000, 1000),
+    intervalMs: setting(env, 'DAILY_SNAPSHOT_CHECK_MS'),
   });
-  const pruner = startPruner({
+  const pruner = !runs('pruner') ? null : startPruner({
     pool,
     log: log.child({ component: 'pruner' }),
     registry,
     resultRetentionMs: common.resultRetentionMs,
     markerRetentionMs: common.markerRetentionMs,
     idempotencyKeyTtlMs: common.idempotencyKeyTtlMs,
-    intervalMs: envDuration(env, 'PRUNE_INTERVAL', '1m', 100),
+    intervalMs: setting(env, 'PRUNE_INTERVAL'),
   });
   return {
     registry,
+    roles,
     scheduler,
     relay,
     pruner,
     readiness: async () => ({
-      consumer: projector.joined(),
+      ...(projector ? { consumer: projector.joined() } : {}),
       database: await pool.query('SELECT 1').then(() => true, () => false),
       listen: listener.connected(),
     }),
     stop: async () => {
-      scheduler.stop();
-      await projector.stop();
-      await relay.stop();
-      await pruner.stop();
+      scheduler?.stop();
+      await projector?.stop();
+      await relay?.stop();
+      await pruner?.stop();
       if (!opts.listener) await listener.close();
       await sink.close();
       await pool.end();
