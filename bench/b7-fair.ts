@@ -5,12 +5,14 @@
 // on it changes over minutes, and both phases should see the same). The quiet shops' p99 of the two
 // phases is compared (target: within 1.5×), and every answer the noisy shop got must be 200/202 or 429
 // with Retry-After (never a 5xx).
+import { fork, type ChildProcess } from 'node:child_process';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createKafka, ensureTopics, partitionForKey, topicPlan, type TopicNames } from '@ingest/kafka';
 import { post, SECRET, SNAPSHOT } from './b6-e2e.ts';
 import { createBenchDatabase } from './lib/db.ts';
 import { ServerProcess } from './lib/serverProcess.ts';
+import type { NoisyRun, NoisySample } from './b7-noisy.ts';
 import { percentile, round, say, sleep } from './lib/util.ts';
 
 export interface B7Settings {
@@ -104,7 +106,6 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
   let server: ServerProcess | null = null;
   const setupAgent = new Agent({ keepAlive: true, maxSockets: 2 });
   const quietAgent = new Agent({ keepAlive: true, maxSockets: 64 });
-  const noisyAgent = new Agent({ keepAlive: true, maxSockets: 256 });
   try {
     const serverEnv = {
       DATABASE_URL: url,
@@ -196,7 +197,10 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
     const burst = Math.max(rate, 2 * s.lines_per_request);
     say(`B7: capacity ${capacityLines} lines/s (B6: ${b6Capacity ?? 'not known'}); gateway restarted with SHOP_RATE_LINES_PER_S ${rate}, SHOP_BURST_LINES ${burst}`);
     await server.stop();
-    server = await ServerProcess.start(script, ['pipeline'], { ...serverEnv, SHOP_RATE_LINES_PER_S: String(rate), SHOP_BURST_LINES: String(burst) });
+    // BENCH_B7_CPU_PROF_DIR: a V8 CPU profile of the measured server (for bench/profile-summary.ts).
+    const prof = process.env['BENCH_B7_CPU_PROF_DIR'];
+    const execArgv = prof ? ['--cpu-prof', '--cpu-prof-dir', prof, '--cpu-prof-interval', '1000'] : [];
+    server = await ServerProcess.start(script, ['pipeline'], { ...serverEnv, SHOP_RATE_LINES_PER_S: String(rate), SHOP_BURST_LINES: String(burst) }, execArgv);
     port = server.port;
     await warmUp();
     await sleep(Math.ceil((1000 * burst) / rate));
@@ -210,13 +214,17 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
     for (let k = 0; k < s.rounds; k++)
       for (const name of ['alone', 'with_noisy'] as const) {
         const streams = shops
-          .filter((x) => x.role === 'quiet' || name === 'with_noisy')
-          .map((x) => ({ ...x, intervalMs: (1000 * s.lines_per_request) / (x.role === 'quiet' ? quietRate : noisyRate), next: 0 }));
+          .filter((x) => x.role === 'quiet')
+          .map((x) => ({ ...x, intervalMs: (1000 * s.lines_per_request) / quietRate, next: 0 }));
         // Quiet streams start out of step with each other.
         streams.forEach((st, k) => (st.next = (k * st.intervalMs) / streams.length));
         const samples: Sample[] = [];
         const pending: Array<Promise<void>> = [];
+        // The noisy shop is a client process of its own (b7-noisy.ts), as another retailer would be.
+        const noisyShop = shops.find((x) => x.role === 'noisy')!.shop;
+        const noisy = name === 'with_noisy' ? await NoisyClient.start({ type: 'run', port, path: SNAPSHOT, bodies: bodies.get(noisyShop)!, intervalMs: (1000 * s.lines_per_request) / noisyRate, seconds: s.seconds, maxSockets: 256 }) : null;
         await server.ask('reset');
+        noisy?.go();
         const t0 = performance.now();
         const end = s.seconds * 1000;
         // Open loop: each stream's request k is due at its offset + k·interval, whatever the answers.
@@ -226,9 +234,8 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
             while (st.next <= now && st.next < end) {
               const due = st.next;
               st.next += st.intervalMs;
-              const agent = st.role === 'quiet' ? quietAgent : noisyAgent;
               pending.push(
-                post(agent, port, SNAPSHOT, bodyOf(st.shop)).then(
+                post(quietAgent, port, SNAPSHOT, bodyOf(st.shop)).then(
                   (r) => void samples.push({ role: st.role, shop: st.shop, at: due / 1000, status: r.status, ms: performance.now() - t0 - due, retryAfter: r.headers['retry-after'] ?? null }),
                   () => void samples.push({ role: st.role, shop: st.shop, at: due / 1000, status: 0, ms: performance.now() - t0 - due, retryAfter: null }),
                 ),
@@ -241,6 +248,7 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
         }
         // Every answer is in (the backlog of the run drained) before the next run starts.
         await Promise.race([Promise.all(pending), sleep(s.drain_timeout_s * 1000)]);
+        if (noisy) for (const x of await noisy.samples(s.drain_timeout_s * 1000)) samples.push({ role: 'noisy', shop: noisyShop, ...x });
         const stats = await server.ask<{ event_loop_delay_ms: { p99: number }; cpu_ms: number }>('stats');
         const run = runs[name];
         run.samples.push(...samples);
@@ -310,11 +318,46 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
   } finally {
     setupAgent.destroy();
     quietAgent.destroy();
-    noisyAgent.destroy();
     await server?.stop().catch(() => {});
     const admin = kafka.admin();
     await admin.connect();
     await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => {});
     await admin.disconnect();
+  }
+}
+
+/** The noisy shop's client process (b7-noisy.ts). */
+class NoisyClient {
+  private readonly child: ChildProcess;
+
+  private constructor(child: ChildProcess) {
+    this.child = child;
+  }
+
+  static async start(run: NoisyRun): Promise<NoisyClient> {
+    const child = fork(fileURLToPath(new URL('./b7-noisy.ts', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`b7-noisy.ts exited with ${code}`)));
+      child.send(run);
+    });
+    return new NoisyClient(child);
+  }
+
+  go(): void {
+    this.child.send({ type: 'go' });
+  }
+
+  samples(timeoutMs: number): Promise<NoisySample[]> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.child.kill('SIGKILL');
+        reject(new Error('B7: the noisy client did not finish'));
+      }, timeoutMs);
+      this.child.once('message', (m: { samples: NoisySample[] }) => {
+        clearTimeout(timer);
+        resolve(m.samples);
+      });
+    });
   }
 }
