@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.tools/**', '.data/**', 'deploy/kafka/libs/**', 'packages/contracts/src/generated/**', 'scripts/bootstrap.mjs', 'eslint.config.mjs'] },
+  { ignores: ['**/node_modules/**', '.tools/**', '.data/**', 'deploy/kafka/libs/**', 'packages/contracts/src/generated/**', 'scripts/bootstrap.mjs', 'eslint.config.mjs', '.dependency-cruiser.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

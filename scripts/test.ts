@@ -21,6 +21,8 @@ const steps: Array<[string, string, string[]]> = [
   ['generated types are fresh', process.execPath, [join(REPO_ROOT, 'scripts/gen-types.ts'), '--check']],
   ['typecheck', bin('tsc'), ['-p', 'tsconfig.json']],
   ['lint', bin('eslint'), ['.']],
+  // No import cycles, no imports upwards between the layers (.dependency-cruiser.cjs, issue 17).
+  ['import rules', bin('depcruise'), ['packages', 'services', 'scripts', 'tests', 'bench', '--config', '.dependency-cruiser.cjs']],
   ['unit tests', bin('vitest'), vitest('unit')],
   ['integration tests', bin('vitest'), vitest('integration')],
 ];

@@ -2,14 +2,9 @@ import type { ProductsUpsertPayload } from '@ingest/contracts/types';
 import type { InventoryCommand } from './inventory/inventoryCommand.ts';
 import type { RegisterChannelsCommand, RegisterLocationsCommand } from './registry/decideRegistry.ts';
 import type { OrderLinesUpsertCommand } from './orders/decideOrderLines.ts';
+import type { CommandMeta } from './commandMeta.ts';
 
-/** Fields every command carries; decided by the gateway (D3). */
-export interface CommandMeta {
-  command_id: string;
-  shop: string;
-  received_at: string;
-  source: { endpoint: string };
-}
+export type { CommandMeta, Reply } from './commandMeta.ts';
 
 export interface ProductsUpsertCommand extends CommandMeta {
   kind: 'products.upsert';
@@ -30,9 +25,3 @@ export type Command =
   | DailySnapshotCommand
   | OrderLinesUpsertCommand;
 export type CommandKind = Command['kind'];
-
-/** What a decider returns to the caller: an HTTP status and the spec's body (D6). */
-export interface Reply {
-  status: number;
-  body: Record<string, unknown>;
-}

@@ -1,5 +1,5 @@
 import type { InventorySnapshotLine } from '@ingest/contracts/types';
-import type { CommandMeta } from '../commands.ts';
+import type { CommandMeta } from '../commandMeta.ts';
 import type { LocationRef } from './location.ts';
 import type { QtyField } from './level.ts';
 

@@ -1,5 +1,5 @@
 import type { OutboxEvent } from '../events.ts';
-import type { Reply } from '../commands.ts';
+import type { Reply } from '../commandMeta.ts';
 import type { Level, Quantities } from './level.ts';
 import type { InventoryLog } from './levelBook.ts';
 import { describeRef, type LocationRef } from './location.ts';

@@ -1,5 +1,5 @@
 import type { OrderLinesUpsertPayload } from '@ingest/contracts/types';
-import type { CommandMeta, Reply } from '../commands.ts';
+import type { CommandMeta, Reply } from '../commandMeta.ts';
 import { logId, orderLineId } from '../ids.ts';
 import { KEY_FIELDS, ORDER_LINE_FIELDS, orderLineData, orderLineKey, type OrderLine } from './orderLine.ts';
 import { validateRow, type RowProblem } from './validateRow.ts';

@@ -1,5 +1,6 @@
 import type { ProductInput } from '@ingest/contracts/types';
-import type { ProductsUpsertCommand, Reply } from '../commands.ts';
+import type { ProductsUpsertCommand } from '../commands.ts';
+import type { Reply } from '../commandMeta.ts';
 import { logId, productId } from '../ids.ts';
 import { changeTypeOf, PRODUCT_FIELDS, productData, type Product, type ProductChangeType, type ProductField } from './product.ts';
 

@@ -1,4 +1,4 @@
-import type { CommandMeta, Reply } from '../commands.ts';
+import type { CommandMeta, Reply } from '../commandMeta.ts';
 
 export interface LocationIdentifier {
   identifier_type: string;

@@ -1,0 +1,47 @@
+// Import rules of the workspace (issue 17 item 4), checked by `npm test` (scripts/test.ts):
+// no cycles, and no import upwards between the layers
+//   packages/domain  (pure deciders)      ← packages/contracts (schemas, generated types) only
+//   packages/*       (adapters, runtime)  ← never services/*, scripts/, tests/, bench/
+//   services/*       (gateway, projector) ← never scripts/, tests/, bench/
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    { name: 'no-cycle', severity: 'error', comment: 'A cycle of imports (type-only included) tangles modules: split out what both sides need.', from: {}, to: { circular: true } },
+    {
+      name: 'domain-is-pure',
+      severity: 'error',
+      comment: 'packages/domain holds the pure deciders: it imports nothing of the workspace but contracts (STYLE.md).',
+      from: { path: '^packages/domain/src' },
+      to: { path: '^(packages/(?!domain|contracts)[^/]+|services|scripts|tests|bench)/' },
+    },
+    {
+      name: 'packages-below-services',
+      severity: 'error',
+      comment: 'packages/* are the adapters and the runtime the services are built from; they never import a service.',
+      from: { path: '^packages/' },
+      to: { path: '^(services|scripts|tests|bench)/' },
+    },
+    {
+      name: 'services-below-tools',
+      severity: 'error',
+      comment: 'A service does not import the scripts, tests or benches that drive it.',
+      from: { path: '^services/' },
+      to: { path: '^(scripts|tests|bench)/' },
+    },
+    {
+      name: 'no-test-imports-in-src',
+      severity: 'error',
+      comment: 'Production code does not import test files.',
+      from: { path: '^(packages|services)/[^/]+/src/', pathNot: '\\.test\\.ts$' },
+      to: { path: '\\.test\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|\\.tools|\\.data|deploy/kafka/libs)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.mjs', '.js', '.json'] },
+    combinedDependencies: true,
+  },
+};
