@@ -1,6 +1,7 @@
 // Resolves the jars of a single-node Apache Kafka broker from Maven Central into deploy/kafka/libs/
 // (git-ignored) with `mvn dependency:copy-dependencies`, once. A marker file in libs/ records the
 // pom's hash, so editing deploy/kafka/pom.xml (e.g. a version bump) re-resolves on the next run.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -43,7 +44,6 @@ function jarFiles(): string[] {
   return existsSync(kafkaPaths.libs) ? readdirSync(kafkaPaths.libs).filter((f) => f.endsWith('.jar')) : [];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Cross-process lock (mkdir is atomic), so parallel test workers resolve only once. */
 async function withLock<T>(fn: () => Promise<T>): Promise<T> {

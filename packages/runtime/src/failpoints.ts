@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 /**
  * Deterministic crash points for fault tests, off unless a test sets them:
  * `FAILPOINTS="projector.after-commit-before-ack=exit;relay.mid-batch=error@2"`.
@@ -57,7 +58,7 @@ export async function failpoint(name: string): Promise<void> {
     case 'error':
       throw new FailpointError(`failpoint ${name}`);
     case 'sleep':
-      await new Promise((resolve) => setTimeout(resolve, p.action.kind === 'sleep' ? p.action.ms : 0));
+      await sleep(p.action.kind === 'sleep' ? p.action.ms : 0);
       return;
   }
 }

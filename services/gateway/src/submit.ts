@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
 import type { Pool } from '@ingest/db';
@@ -53,7 +54,7 @@ async function recordRequest(pool: Pool, command: { command_id: string; shop: st
 async function resendUntilAppended(deps: SubmitDeps, command: CommandEnvelopeLike, log: Logger): Promise<void> {
   const deadline = Date.now() + deps.resendWindowMs;
   for (let delay = 1000; Date.now() < deadline; delay = Math.min(30_000, delay * 2)) {
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    await sleep(delay);
     try {
       await deps.commandLog.appendCommand(command);
       log.info('accepted command appended on resend');

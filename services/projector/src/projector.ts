@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SchemaRegistry } from '@ingest/contracts';
 import { classifyDbError, withTransaction, type Pool } from '@ingest/db';
 import { commandContextOf, runConsumer, withIncomingCommand, type BatchContext, type IncomingMessage, type Kafka, type RunningConsumer, type TopicNames } from '@ingest/kafka';
@@ -61,7 +62,6 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const baseBackoff = deps.retryBackoffMs ?? 100;
   const { applied, retries, retrying, groupSize, duration, lagOffsets, lag } = projectorMetrics(deps.registry);
 
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   /**
    * Runs `fn` until it succeeds: transient failures are retried with backoff while the consumer

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Listener, Pool } from '@ingest/db';
@@ -135,7 +136,7 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
     const wait = prev.rows[0] && prev.rows[0].holder !== me ? prev.rows[0].wait_ms : 0;
     if (wait > 0) {
       log.info({ previous: prev.rows[0]?.holder, waitMs: wait }, 'outbox relay waits out the fence before publishing');
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await sleep(wait);
     }
     if (session === s && !stopped) setLeader(true);
   };

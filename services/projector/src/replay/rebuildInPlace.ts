@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createPool, type Pool } from '@ingest/db';
 import { logEnd, startReplay, type Positions, type ReplayOptions, type ReplayResult, type ReplayRun } from './replayer.ts';
 import { createShadowSchema, dropRetired, dropShadowSchema, projectedPositions, shadowSchemaExists, shapeDrift, SHADOW_SCHEMA, swapShadowIn, tryLockRebuild } from './shadowSchema.ts';
@@ -32,7 +33,6 @@ export interface RebuildResult extends ReplayResult {
 // lock_not_available (lock_timeout), deadlock_detected, query_canceled (the swap's lock budget).
 const LOCK_CONFLICT = new Set(['55P03', '40P01', '57014']);
 const SWAP_ATTEMPTS = 20;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const gapTo = (target: Positions, at: Positions) => [...target].reduce((s, [p, o]) => s + Math.max(0, o - (at.get(p) ?? 0)), 0);
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace('T', '_').slice(0, 15);
 

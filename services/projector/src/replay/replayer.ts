@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { Pool, PoolClient } from '@ingest/db';
 import { runConsumer, type IncomingMessage, type Kafka, type RunningConsumer } from '@ingest/kafka';
@@ -95,7 +96,6 @@ export async function logEnd(kafka: Kafka, topic: string): Promise<Positions> {
   return new Map((await topicOffsets(kafka, topic)).map((o) => [o.partition, o.high]));
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * D26: replays the command log into `pool`'s tables from offset 0 (or from its checkpoints, when
