@@ -1,4 +1,5 @@
 import { bundleSchemas, readSchemaFiles, schemaUrl, type JsonObject, type SchemaFile } from './schemaFiles.ts';
+import { ERROR_CODE_HEADER, ERROR_CODES } from './errorCodes.ts';
 
 /**
  * Issue 15: the OpenAPI 3.1 document of the HTTP API, generated from schemas/ (bodies are the
@@ -294,9 +295,15 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
     paths[path] = removed;
   }
 
-  const error = (description: string, example: unknown, headers?: JsonObject): JsonObject => ({
-    description,
-    ...(headers ? { headers } : {}),
+  // Every error answer names its code (errorCodes.ts) in X-Error-Code: those of its status are listed.
+  const codesOf = (status: number): string => {
+    const codes = Object.entries(ERROR_CODES).filter(([, d]) => d.status === status).map(([c]) => `\`${c}\``);
+    return codes.length ? ` \`${ERROR_CODE_HEADER}\`: ${codes.join(', ')}.` : '';
+  };
+  const errorCode = { [ERROR_CODE_HEADER]: ref('#/components/headers/ErrorCode') };
+  const error = (description: string, example: unknown, headers?: JsonObject, status?: number): JsonObject => ({
+    description: `${description}${status ? codesOf(status) : ''}`,
+    headers: { ...errorCode, ...(headers ?? {}) },
     content: json(r('error'), example),
   });
   const retryAfter = { 'Retry-After': ref('#/components/headers/RetryAfter') };
@@ -338,6 +345,11 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       },
       headers: {
         RetryAfter: { description: 'Seconds to wait before sending again.', schema: { type: 'integer', minimum: 0 }, example: 5 },
+        ErrorCode: {
+          description: 'The stable code of an error answer (the body keeps the spec\'s shape; a client branches on this, not on the message). Codes are added, never renamed or reused.',
+          schema: { type: 'string', enum: Object.keys(ERROR_CODES) },
+          example: 'invalid_request',
+        },
         ...(planned.idempotencyKeyHeader ? { IdempotentReplayed: { description: '`true` when the answer is the stored first result of this Idempotency-Key.', schema: { type: 'string', enum: ['true'] } } } : {}),
       },
       responses: {
@@ -346,29 +358,32 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
           headers: { 'Preference-Applied': { description: '`respond-async` when asked for.', schema: { type: 'string' } } },
           content: json({ oneOf: [r('accepted'), r('parked')] }, exampleOf('accepted')),
         },
-        BadRequest: error('The body or a header is malformed (D11): not JSON, not an object, a missing or wrongly typed top-level field, an unknown field (D27), a batch over its limit.', { ok: false, error: 'shop required' }),
-        Unauthorized: { description: 'Missing or wrong secret (spec Authentication rule 1, D8).', content: { 'text/plain': { schema: { const: 'unauthorized' }, example: 'unauthorized' } } },
-        NotFound: error('No such route or command.', { ok: false, error: 'command not found' }),
-        BodyTimeout: error('The body did not arrive within BODY_TIMEOUT.', { ok: false, error: 'request body timeout' }),
-        TooLarge: error('The body is over BODY_LIMIT_BYTES (D11), or too large for the command log.', { ok: false, error: 'request body too large' }),
-        UnsupportedEncoding: error('A Content-Encoding or charset the gateway does not read.', { ok: false, error: 'unsupported content encoding' }),
+        BadRequest: error('The body or a header is malformed (D11): not JSON, not an object, a missing or wrongly typed top-level field, an unknown field (D27), a batch over its limit.', { ok: false, error: 'shop required' }, undefined, 400),
+        Unauthorized: { description: `Missing or wrong secret (spec Authentication rule 1, D8).${codesOf(401)}`, headers: errorCode, content: { 'text/plain': { schema: { const: 'unauthorized' }, example: 'unauthorized' } } },
+        NotFound: error('No such route or command.', { ok: false, error: 'command not found' }, undefined, 404),
+        BodyTimeout: error('The body did not arrive within BODY_TIMEOUT.', { ok: false, error: 'request body timeout' }, undefined, 408),
+        TooLarge: error('The body is over BODY_LIMIT_BYTES (D11), or too large for the command log.', { ok: false, error: 'request body too large' }, undefined, 413),
+        UnsupportedEncoding: error('A Content-Encoding or charset the gateway does not read.', { ok: false, error: 'unsupported content encoding' }, undefined, 415),
         Unprocessable: {
-          description: 'Refused with a kind (D11, D14): a bad line, an unresolved or ambiguous location, a date out of range. Nothing was changed.',
+          description: `Refused with a kind (D11, D14): a bad line, an unresolved or ambiguous location, a date out of range. Nothing was changed. The kind is also the code.${codesOf(422)}`,
+          headers: errorCode,
           content: json(r('payloadError'), exampleOf('payloadError')),
         },
         TooManyRequests: error(
           `Over the in-flight bytes or the projector backlog (D13)${planned.perShopRateLimit ? ', or over the shop\'s rate' : ''}: send again after Retry-After.`,
           { ok: false, error: 'too many requests in flight; retry later' },
           retryAfter,
+          429,
         ),
         Unavailable: error(
           'A dependency is down (503 with Retry-After: Kafka, PostgreSQL), or the secret of this endpoint is not configured (no Retry-After).',
           { ok: false, error: 'command log unavailable; retry later' },
           retryAfter,
+          503,
         ),
-        Removed: error('Removed in v2 (D12).', { ok: false, error: 'removed in v2' }),
+        Removed: error('Removed in v2 (D12).', { ok: false, error: 'removed in v2' }, undefined, 410),
         ...(planned.idempotencyKeyHeader
-          ? { IdempotencyConflict: error('A request with this Idempotency-Key is still in progress.', { ok: false, error: 'a request with this Idempotency-Key is still in flight; retry later' }) }
+          ? { IdempotencyConflict: error('A request with this Idempotency-Key is still in progress.', { ok: false, error: 'a request with this Idempotency-Key is still in flight; retry later' }, retryAfter, 409) }
           : {}),
       },
     },

@@ -45,8 +45,8 @@ export function requireCronSecret(secrets: readonly string[]): RequestHandler {
     if (!secretMatches(provided, secrets)) return next(unauthorized());
     res.locals['credential'] = credentialId('cron', provided ?? '');
     const shop = header(req.headers['x-shop'])?.trim();
-    if (!shop) return next(badRequest('x-shop header required'));
-    if (shop.length > 255) return next(badRequest('x-shop must be at most 255 characters'));
+    if (!shop) return next(badRequest('x-shop header required', 'invalid_header'));
+    if (shop.length > 255) return next(badRequest('x-shop must be at most 255 characters', 'invalid_header'));
     res.locals['shop'] = shop;
     next();
   };

@@ -43,8 +43,8 @@ export function parseJsonObject(limitBytes: number): RequestHandler[] {
       const b: unknown = req.body;
       const raw = req as RawBody;
       // An empty body parses to {} in body-parser; it is not a JSON object all the same (D11).
-      if (!raw.rawBodyLength) return next(badRequest('invalid JSON body'));
-      if (b === null || typeof b !== 'object' || Array.isArray(b)) return next(badRequest('invalid JSON body'));
+      if (!raw.rawBodyLength) return next(badRequest('invalid JSON body', 'invalid_json'));
+      if (b === null || typeof b !== 'object' || Array.isArray(b)) return next(badRequest('invalid JSON body', 'invalid_json'));
       const bad = raw.hasEscapes ? unstorableText(b) : null;
       if (bad) return next(badRequest(bad));
       if (raw.risky) {
@@ -52,12 +52,12 @@ export function parseJsonObject(limitBytes: number): RequestHandler[] {
         raw.risky = undefined;
         const text = decode(buf, encoding);
         // UTF-32 and UTF-7, which body-parser reads and TextDecoder does not: JSON is UTF-8 (RFC 8259).
-        if (text === null) return next(new ApiError(415, { ok: false, error: 'unsupported content encoding' }));
+        if (text === null) return next(new ApiError(415, 'unsupported_encoding', { ok: false, error: 'unsupported content encoding' }));
         try {
           inexact.set(req, inexactNumbers(text));
         } catch (err) {
           // Reading the numbers' source recurses; a body this deep is no valid request anyway.
-          return next(badRequest(err instanceof RangeError ? 'invalid JSON body: nested too deeply' : 'invalid JSON body'));
+          return next(badRequest(err instanceof RangeError ? 'invalid JSON body: nested too deeply' : 'invalid JSON body', 'invalid_json'));
         }
       }
       next();

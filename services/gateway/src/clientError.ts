@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ERROR_CODE_HEADER } from './errorCodes.ts';
 import { SAFE_HEADERS } from './errors.ts';
 
 /** Node's own answers to what its HTTP parser refuses, mapped as Node maps them; the rest is 400. */
@@ -25,6 +26,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': String(Buffer.byteLength(body)),
       ...SAFE_HEADERS,
+      [ERROR_CODE_HEADER]: 'bad_request',
       Connection: 'close',
     };
     const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');

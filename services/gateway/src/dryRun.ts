@@ -1,3 +1,4 @@
+import { sendReply } from './errorCodes.ts';
 import type { Request, Response } from 'express';
 import { classifyDbError } from '@ingest/db';
 import type { OutboxEvent, Reply } from '@ingest/domain';
@@ -28,7 +29,7 @@ export interface DryRunner {
  */
 export function dryRunRequested(req: Request, bodyFlag?: boolean): boolean {
   const q = (req.query as Record<string, unknown>)['dry_run'];
-  if (q !== undefined && q !== 'true' && q !== 'false') throw badRequest('dry_run must be true or false');
+  if (q !== undefined && q !== 'true' && q !== 'false') throw badRequest('dry_run must be true or false', 'invalid_header');
   return q === 'true' || bodyFlag === true;
 }
 
@@ -42,11 +43,11 @@ export async function answerDryRun(dryRunner: DryRunner, res: Response, command:
     message = JSON.stringify(command);
   } catch (err) {
     // As the real path: JSON.parse takes any depth, JSON.stringify overflows near 5,000 levels.
-    if (err instanceof RangeError) throw badRequest('invalid JSON body: nested too deeply');
+    if (err instanceof RangeError) throw badRequest('invalid JSON body: nested too deeply', 'invalid_json');
     throw err;
   }
   // The real request would be refused by the command log (message_too_large).
-  if (Buffer.byteLength(message, 'utf8') > MAX_MESSAGE_BYTES) throw new ApiError(413, { ok: false, error: 'request too large for the command log' });
+  if (Buffer.byteLength(message, 'utf8') > MAX_MESSAGE_BYTES) throw new ApiError(413, 'body_too_large', { ok: false, error: 'request too large for the command log' });
   let out: DryRunOutcome;
   try {
     out = await dryRunner.run(message);
@@ -61,5 +62,5 @@ export async function answerDryRun(dryRunner: DryRunner, res: Response, command:
     res.status(202).json({ ok: true, status: 'parked', dry_run: true, as_of: out.as_of, error: out.error, waiting_behind: out.waiting_behind });
     return;
   }
-  res.status(out.reply.status).json({ ...out.reply.body, dry_run: true, as_of: out.as_of });
+  sendReply(res, out.reply.status, { ...out.reply.body, dry_run: true, as_of: out.as_of });
 }

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { classifyDbError } from '@ingest/db';
 import type { Logger } from '@ingest/runtime';
+import { ERROR_CODE_HEADER, type ErrorCode } from './errorCodes.ts';
 
 /**
  * The one error catalog (STYLE.md): every error the API returns has a status and a body in the
@@ -9,9 +10,11 @@ import type { Logger } from '@ingest/runtime';
  */
 export class ApiError extends Error {
   readonly status: number;
+  /** Its stable code (errorCodes.ts), sent in X-Error-Code. */
+  readonly code: ErrorCode;
   readonly body: Record<string, unknown> | string;
   readonly headers: Record<string, string>;
-  constructor(status: number, body: Record<string, unknown> | string, headers: Record<string, string> = {}) {
+  constructor(status: number, code: ErrorCode, body: Record<string, unknown> | string, headers: Record<string, string> = {}) {
     // An answer, not a fault: no stack trace is captured (7% of the gateway's CPU per 429 when a
     // shop's burst is refused at thousands of requests a second, issue 16).
     const limit = Error.stackTraceLimit;
@@ -19,21 +22,22 @@ export class ApiError extends Error {
     super(typeof body === 'string' ? body : typeof body['error'] === 'string' ? body['error'] : String(status));
     Error.stackTraceLimit = limit;
     this.status = status;
+    this.code = code;
     this.body = body;
     this.headers = headers;
   }
 }
 
-export const unauthorized = (): ApiError => new ApiError(401, 'unauthorized');
-export const notConfigured = (setting: string): ApiError => new ApiError(503, { ok: false, error: `${setting} not configured` });
-export const badRequest = (error: string): ApiError => new ApiError(400, { ok: false, error });
-export const unprocessable = (errorKind: string, error: string): ApiError =>
-  new ApiError(422, { ok: false, error_kind: errorKind, error });
-export const notFound = (error = 'not found'): ApiError => new ApiError(404, { ok: false, error });
-export const tooManyRequests = (error: string, retryAfterSeconds: number): ApiError =>
-  new ApiError(429, { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
+export const unauthorized = (): ApiError => new ApiError(401, 'unauthorized', 'unauthorized');
+export const notConfigured = (setting: string): ApiError => new ApiError(503, 'not_configured', { ok: false, error: `${setting} not configured` });
+export const badRequest = (error: string, code: ErrorCode = 'invalid_request'): ApiError => new ApiError(400, code, { ok: false, error });
+export const unprocessable = (errorKind: 'invalid_payload' | 'location_unresolved' | 'location_ambiguous', error: string): ApiError =>
+  new ApiError(422, errorKind, { ok: false, error_kind: errorKind, error });
+export const notFound = (error = 'not found'): ApiError => new ApiError(404, 'not_found', { ok: false, error });
+export const tooManyRequests = (error: string, retryAfterSeconds: number, code: 'too_many_requests' | 'shop_over_budget' = 'too_many_requests'): ApiError =>
+  new ApiError(429, code, { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
 export const unavailable = (error: string, retryAfterSeconds: number): ApiError =>
-  new ApiError(503, { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
+  new ApiError(503, 'dependency_unavailable', { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
 
 /**
  * Issue 12: on every answer of the API (JSON, the text 401, Node's parser errors): no content
@@ -43,6 +47,7 @@ export const SAFE_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Contro
 
 export function sendError(res: Response, err: ApiError): void {
   res.set(err.headers);
+  res.set(ERROR_CODE_HEADER, err.code);
   if (typeof err.body === 'string') res.status(err.status).type('text/plain').send(err.body);
   else res.status(err.status).json(err.body);
 }
@@ -51,14 +56,14 @@ export function sendError(res: Response, err: ApiError): void {
 function fromBodyParser(err: { type?: string; status?: number; message?: string }): ApiError | null {
   switch (err.type) {
     case 'entity.parse.failed':
-      return badRequest('invalid JSON body');
+      return badRequest('invalid JSON body', 'invalid_json');
     case 'entity.too.large':
-      return new ApiError(413, { ok: false, error: 'request body too large' });
+      return new ApiError(413, 'body_too_large', { ok: false, error: 'request body too large' });
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new ApiError(415, { ok: false, error: 'unsupported content encoding' });
+      return new ApiError(415, 'unsupported_encoding', { ok: false, error: 'unsupported content encoding' });
     case 'request.aborted':
-      return badRequest('request aborted');
+      return badRequest('request aborted', 'request_aborted');
     default:
       return null;
   }
@@ -74,11 +79,11 @@ function fromHttpStack(err: unknown, req: Request): ApiError | null {
   const status = Number(e.status ?? e.statusCode);
   if (!(status >= 400 && status < 500)) return null;
   // The router's decodeURIComponent of a path parameter (`/api/commands/%ZZ`).
-  if (err instanceof URIError) return badRequest('malformed URL');
+  if (err instanceof URIError) return badRequest('malformed URL', 'malformed_url');
   // body-parser passes the zlib/brotli/zstd error on as a 400 without a `type` (raw-body's own carry one).
   const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  if (encoding !== 'identity' && e.type === undefined) return badRequest('invalid compressed body');
-  return new ApiError(status, { ok: false, error: (STATUS_CODES[status] ?? 'client error').toLowerCase() });
+  if (encoding !== 'identity' && e.type === undefined) return badRequest('invalid compressed body', 'invalid_compressed_body');
+  return new ApiError(status, 'client_error', { ok: false, error: (STATUS_CODES[status] ?? 'client error').toLowerCase() });
 }
 
 /** How long a client should wait before retrying while a dependency is down. */
@@ -103,6 +108,6 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     }
     log.error({ err, route: req.path }, 'unhandled error');
     if (res.headersSent) return;
-    res.status(500).json({ ok: false, error: 'internal error' });
+    res.set(ERROR_CODE_HEADER, 'internal_error').status(500).json({ ok: false, error: 'internal error' });
   };
 }

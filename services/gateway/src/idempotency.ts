@@ -1,3 +1,4 @@
+import { sendReply } from './errorCodes.ts';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Pool } from '@ingest/db';
@@ -29,9 +30,9 @@ export function idempotencyKeyOf(req: Request): string | null {
   if (raw === undefined) return null;
   let key = Array.isArray(raw) ? raw.join(', ') : raw;
   if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1).replace(/\\(["\\])/g, '$1');
-  if (key.length === 0) throw badRequest('Idempotency-Key must not be empty');
-  if (key.length > 255) throw badRequest('Idempotency-Key must be at most 255 characters');
-  if (!/^[\x20-\x7e]+$/.test(key)) throw badRequest('Idempotency-Key must be printable ASCII');
+  if (key.length === 0) throw badRequest('Idempotency-Key must not be empty', 'invalid_header');
+  if (key.length > 255) throw badRequest('Idempotency-Key must be at most 255 characters', 'invalid_header');
+  if (!/^[\x20-\x7e]+$/.test(key)) throw badRequest('Idempotency-Key must be printable ASCII', 'invalid_header');
   return key;
 }
 
@@ -59,7 +60,7 @@ export function fingerprintOf(req: Request, scope: KeyScope): string {
   try {
     body = canonicalJson(req.body);
   } catch (err) {
-    if (err instanceof RangeError) throw badRequest('invalid JSON body: nested too deeply');
+    if (err instanceof RangeError) throw badRequest('invalid JSON body: nested too deeply', 'invalid_json');
     throw err;
   }
   const h = createHash('sha256');
@@ -154,14 +155,14 @@ export async function releaseKey(pool: Pool, scope: KeyScope, commandId: string)
 }
 
 export const mismatch = (): ApiError =>
-  new ApiError(422, { ok: false, error_kind: 'idempotency_key_reused', error: 'Idempotency-Key was already used for a different request' });
+  new ApiError(422, 'idempotency_key_reused', { ok: false, error_kind: 'idempotency_key_reused', error: 'Idempotency-Key was already used for a different request' });
 
 export const inFlight = (retryAfterSeconds: number): ApiError =>
-  new ApiError(409, { ok: false, error: 'a request with this Idempotency-Key is still in flight; retry later' }, { 'Retry-After': String(retryAfterSeconds) });
+  new ApiError(409, 'idempotency_key_in_flight', { ok: false, error: 'a request with this Idempotency-Key is still in flight; retry later' }, { 'Retry-After': String(retryAfterSeconds) });
 
 /** A stored answer, as it was, marked as a replay. */
 export function replay(res: Response, status: number, body: Record<string, unknown>): void {
   res.set('Idempotent-Replayed', 'true');
   if (status === 503) res.set('Retry-After', '5');
-  res.status(status).json(body);
+  sendReply(res, status, body);
 }

@@ -38,7 +38,7 @@ export function intake(auth: RequestHandler, deps: Intake): RequestHandler[] {
 export function bodyDeadline(ms: number): RequestHandler {
   return (req, res, next) => {
     const timer = setTimeout(() => {
-      if (!req.complete) cutRequest(req, res, new ApiError(408, { ok: false, error: 'request body timeout' }));
+      if (!req.complete) cutRequest(req, res, new ApiError(408, 'body_timeout', { ok: false, error: 'request body timeout' }));
     }, ms).unref();
     const clear = (): void => clearTimeout(timer);
     req.once('end', clear);
@@ -59,6 +59,6 @@ export function declaredSizeWithin(limitBytes: number): RequestHandler {
     if (!(declared > limitBytes)) return next();
     // The body stays unread: close the connection after the answer rather than drain gigabytes.
     res.set('Connection', 'close');
-    next(new ApiError(413, { ok: false, error: 'request body too large' }));
+    next(new ApiError(413, 'body_too_large', { ok: false, error: 'request body too large' }));
   };
 }

@@ -77,7 +77,7 @@ export function shopAdmission(budgets: ShopBudgets, clock: () => number = () => 
     }
   };
   const refuse = (shop: string, why: string, retryAfterS: number) =>
-    tooManyRequests(`too many requests for shop ${shop} (${why}; the limit is per shop); retry later`, Math.max(1, Math.ceil(retryAfterS)));
+    tooManyRequests(`too many requests for shop ${shop} (${why}; the limit is per shop); retry later`, Math.max(1, Math.ceil(retryAfterS)), 'shop_over_budget');
 
   const handler: RequestHandler = (req, res, next) => {
     if (res.headersSent) return;

@@ -1,3 +1,4 @@
+import { sendReply } from './errorCodes.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
@@ -192,9 +193,9 @@ async function appendAndAnswer(deps: SubmitDeps, req: Request, res: Response, co
       void forgetRequest(deps.pool, command.command_id).catch(() => {});
       // The key is free again (a retry is processed anew); if the delete fails, the lease lapses.
       if (scope) await releaseKey(deps.pool, scope, command.command_id).catch(() => {});
-      if (!failure) throw badRequest('invalid JSON body: nested too deeply');
+      if (!failure) throw badRequest('invalid JSON body: nested too deeply', 'invalid_json');
       log.warn({ failure }, 'command not appended');
-      if (failure.code === 'message_too_large') throw new ApiError(413, { ok: false, error: 'request too large for the command log' });
+      if (failure.code === 'message_too_large') throw new ApiError(413, 'body_too_large', { ok: false, error: 'request too large for the command log' });
       throw unavailable('command log unavailable; retry later', 5);
     }
   } finally {
@@ -212,7 +213,7 @@ async function appendAndAnswer(deps: SubmitDeps, req: Request, res: Response, co
   }
   if (reply) {
     deps.metrics.replyWait.observe({ outcome: 'replied' }, (performance.now() - waitStarted) / 1000);
-    res.status(reply.status).json(reply.body);
+    sendReply(res, reply.status, reply.body);
     return;
   }
   deps.metrics.replyWait.observe({ outcome: 'async' }, (performance.now() - waitStarted) / 1000);

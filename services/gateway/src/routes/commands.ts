@@ -1,3 +1,4 @@
+import { sendReply } from '../errorCodes.ts';
 import { Router } from 'express';
 import type { Pool } from '@ingest/db';
 import { isUuid } from '@ingest/domain';
@@ -102,7 +103,7 @@ export function commandRoutes(deps: {
       shopFilter = null;
     } else if (secretMatches(header(req.headers['x-cron-secret']), deps.cronSecrets)) {
       const shop = header(req.headers['x-shop'])?.trim();
-      if (!shop) throw badRequest('x-shop header required');
+      if (!shop) throw badRequest('x-shop header required', 'invalid_header');
       shopFilter = shop;
     } else if (deps.ingestSecrets.length === 0 && deps.cronSecrets.length === 0) {
       throw notConfigured('INGEST_SECRET');
@@ -118,7 +119,7 @@ export function commandRoutes(deps: {
     if (reply && visible(reply.shop)) {
       // A command the producer gave up on after its 202 (submit.ts): send it again, after a pause.
       if (reply.status === 503) res.set('Retry-After', '5');
-      res.status(reply.status).json(reply.body);
+      sendReply(res, reply.status, reply.body);
       return;
     }
     if (!reply) {
@@ -133,7 +134,7 @@ export function commandRoutes(deps: {
         return;
       }
       if (!pending && (await wasPruned(deps.pool, id))) {
-        throw new ApiError(410, {
+        throw new ApiError(410, 'expired', {
           ok: false,
           status: 'expired',
           command_id: id,
