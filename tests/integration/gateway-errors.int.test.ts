@@ -409,7 +409,7 @@ describe('D13: in-flight bytes bound', () => {
   });
 });
 
-describe('issue 12 on the real server (service.ts): Node\'s parser errors and BODY_TIMEOUT', () => {
+describe('issue 12 on the real server (runGateway.ts): Node\'s parser errors and BODY_TIMEOUT', () => {
   /** Writes raw bytes, optionally more later, and reads until the server closes the connection. */
   function raw(port: number, first: string, later?: { afterMs: number; text: string }): Promise<string> {
     return new Promise((resolve) => {

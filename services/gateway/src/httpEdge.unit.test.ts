@@ -9,7 +9,7 @@ import { buildApp } from './app.ts';
 import { answerClientError } from './clientError.ts';
 import { DEFAULT_GATEWAY_CONFIG } from './config.ts';
 
-// Issue 12 at the buildApp tier, on a server wired like service.ts (its 'clientError' handler):
+// Issue 12 at the buildApp tier, on a server wired like runGateway.ts (its 'clientError' handler):
 // every class of error the HTTP stack can raise, fired at every route, is its 4xx in the spec's
 // shape and never a 5xx (4, 5, 6 of what was left), and every answer carries the safe headers.
 const LIMIT = 4096;

@@ -1,5 +1,5 @@
 import { createLogger, onShutdown, setting, settingsAtStart, startTracing } from '@ingest/runtime';
-import { runGateway } from './service.ts';
+import { runGateway } from './runGateway.ts';
 
 // --help prints every setting; bad settings are all reported before anything starts (issue 15).
 const warnings = settingsAtStart({ roles: ['gateway'], name: 'ingest gateway', usage: 'usage: node services/gateway/src/main.ts [--help]' });

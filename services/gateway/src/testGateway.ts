@@ -67,7 +67,7 @@ export async function startTestGateway(
     ...(ports.readiness ? { readiness: ports.readiness } : {}),
   });
   const server = app.listen(0, '127.0.0.1');
-  // As service.ts: a client's idle keep-alive connection is not closed under it between two requests.
+  // As runGateway.ts: a client's idle keep-alive connection is not closed under it between two requests.
   server.keepAliveTimeout = 65_000;
   await new Promise((resolve) => server.once('listening', resolve));
   const port = (server.address() as AddressInfo).port;

@@ -1,7 +1,7 @@
 import type { PoolClient } from '@ingest/db';
 import type { Command } from '@ingest/domain';
 import type { TopicNames } from '@ingest/kafka';
-import { projectCommand } from './handleCommand.ts';
+import { projectCommand } from './projectCommand.ts';
 import {
   advanceCheckpoint,
   claimCommand,

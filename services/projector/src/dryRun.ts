@@ -2,7 +2,7 @@ import type { SchemaRegistry } from '@ingest/contracts';
 import { classifyDbError, type Pool, type PoolClient } from '@ingest/db';
 import type { OutboxEvent, Reply } from '@ingest/domain';
 import { createCommandDecoder } from './decodeCommand.ts';
-import { projectCommand } from './handleCommand.ts';
+import { projectCommand } from './projectCommand.ts';
 import { lockShop, openParkedCommand } from './runtimeStore.ts';
 
 /**

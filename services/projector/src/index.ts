@@ -1,6 +1,6 @@
 export { startProjector, type Projector, type ProjectorDeps } from './projector.ts';
 export { startRelay, type Relay, type RelayDeps } from './relay.ts';
-export { runProjector, type RunningProjector } from './service.ts';
+export { runProjector, type RunningProjector } from './runProjector.ts';
 export { replayCommandLog, startReplay, logEnd, REPLAY_PROJECTOR, type Positions, type ReplayRun, type ReplayOptions, type ReplayProgress, type ReplayResult } from './replay/replayer.ts';
 export { compareReadModels, READ_MODEL_TABLES, type TableComparison } from './replay/compareReadModels.ts';
 export { rebuildInPlace, type RebuildOptions, type RebuildResult } from './replay/rebuildInPlace.ts';

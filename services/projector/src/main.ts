@@ -1,6 +1,6 @@
 import { createLogger, onShutdown, setting, settingsAtStart, startTracing } from '@ingest/runtime';
 import { createProbeServer } from './probes.ts';
-import { runProjector } from './service.ts';
+import { runProjector } from './runProjector.ts';
 
 // --help prints every setting; bad settings are all reported before anything starts (issue 15).
 const warnings = settingsAtStart({ roles: ['projector'], name: 'ingest projector', usage: 'usage: node services/projector/src/main.ts [--help]' });
