@@ -4,6 +4,16 @@ import { defineConfig } from 'vitest/config';
 // to the real Kafka broker and the real PostgreSQL, which tests/support/globalSetup.ts provides.
 export default defineConfig({
   test: {
+    // `npm test` runs the unit tier with coverage (scripts/test.ts): the pure deciders are the
+    // specification, so packages/domain is held to a floor (issue 17).
+    coverage: {
+      provider: 'v8',
+      include: ['packages/domain/src/**/*.ts'],
+      exclude: ['**/*.test.ts', 'packages/domain/src/testing/**', '**/fixtures.ts'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: '.data/coverage',
+      thresholds: { lines: 90, branches: 90, functions: 75, statements: 90 },
+    },
     projects: [
       {
         test: {

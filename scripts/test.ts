@@ -23,7 +23,8 @@ const steps: Array<[string, string, string[]]> = [
   ['lint', bin('eslint'), ['.']],
   // No import cycles, no imports upwards between the layers (.dependency-cruiser.cjs, issue 17).
   ['import rules', bin('depcruise'), ['packages', 'services', 'scripts', 'tests', 'bench', '--config', '.dependency-cruiser.cjs']],
-  ['unit tests', bin('vitest'), vitest('unit')],
+  // With coverage of packages/domain and its floor (vitest.config.ts): the deciders are the specification.
+  ['unit tests', bin('vitest'), [...vitest('unit'), '--coverage.enabled']],
   ['integration tests', bin('vitest'), vitest('integration')],
 ];
 const only = process.argv.slice(2);
