@@ -3,7 +3,11 @@
 //   2. a broker already answers on 127.0.0.1:9092  reuse it (e.g. `pnpm kafka start` in another shell)
 //   3. KAFKA_PROVIDER=testcontainers              a cp-kafka 7.9 (AK 3.9) KRaft container
 //   4. otherwise                                  the project's own broker from Maven Central jars
+// KAFKA_CLUSTER_SIZE=3 asks for a three-node cluster instead (2 and 4: a running one must have that size).
+import { setting } from '@ingest/runtime';
 import { ensureKafkaJars, startKafkaBroker, isKafkaReachable, type Log } from './kafkaBroker.ts';
+import { startKafkaCluster } from './kafkaCluster.ts';
+import { probeKafka } from './kafkaProbe.ts';
 
 export type KafkaSource = 'env' | 'running' | 'started' | 'testcontainers';
 
@@ -34,6 +38,8 @@ export async function acquireKafka(opts: { dataDir: string; log?: Log }): Promis
   const log = opts.log ?? ((m: string) => console.error(m));
   const fromEnv = brokersFromEnv();
   if (fromEnv) return { brokers: fromEnv, release: noop, source: 'env' };
+  const size = setting(process.env, 'KAFKA_CLUSTER_SIZE');
+  if (size > 1) return acquireCluster(size, `${opts.dataDir}-cluster`, log);
 
   if (await isKafkaReachable(DEFAULT_LOCAL_BROKERS, 2000)) {
     return { brokers: [...DEFAULT_LOCAL_BROKERS], release: noop, source: 'running' };
@@ -44,6 +50,21 @@ export async function acquireKafka(opts: { dataDir: string; log?: Log }): Promis
   await ensureKafkaJars(log);
   const broker = await startKafkaBroker({ dataDir: opts.dataDir, log });
   return { brokers: broker.brokers, release: broker.stop, source: 'started', exited: broker.exited };
+}
+
+/** A running cluster of that size on the default ports is reused; anything else there is an error, not a silent single broker. */
+async function acquireCluster(size: number, dataDir: string, log: Log): Promise<AcquiredKafka> {
+  const running = await probeKafka(DEFAULT_LOCAL_BROKERS, 2000);
+  if (running.ok) {
+    if (running.brokers.length === size) return { brokers: running.brokers, release: noop, source: 'running' };
+    throw new Error(
+      `KAFKA_CLUSTER_SIZE=${size}, but a Kafka of ${running.brokers.length} broker(s) already answers on ${DEFAULT_LOCAL_BROKERS[0]}: ` +
+        'stop it first, or unset KAFKA_CLUSTER_SIZE to use it',
+    );
+  }
+  await ensureKafkaJars(log);
+  const cluster = await startKafkaCluster({ dataDir, size, log });
+  return { brokers: cluster.brokers, release: cluster.stop, source: 'started', exited: cluster.exited };
 }
 
 async function startTestcontainersKafka(log: Log): Promise<AcquiredKafka> {

@@ -23,3 +23,11 @@ export {
 } from './acquireKafka.ts';
 export { prepareInfra, REPO_ROOT, type PreparedInfra } from './infra.ts';
 export { makeDevTls, type DevTls } from './kafkaTls.ts';
+export {
+  clusterPorts,
+  MAX_DEV_CLUSTER_SIZE,
+  startKafkaCluster,
+  type KafkaCluster,
+  type KafkaClusterNode,
+  type StartKafkaClusterOptions,
+} from './kafkaCluster.ts';

@@ -29,6 +29,12 @@ export interface StartKafkaBrokerOptions {
    * credentials (at format time) and PLAIN.
    */
   saslSsl?: { port: number; users: DevKafkaUser[] };
+  /**
+   * A node of a cluster (issue 14, startKafkaCluster): its id, the controller quorum of every node, and
+   * the cluster's size for the internal topics' replication. Its start waits for its own readiness only
+   * (a quorum needs its peers started alongside), and leaves the group coordinator warm-up to the caller.
+   */
+  cluster?: { nodeId: number; voters: string; size: number };
 }
 
 export interface DevKafkaUser {
@@ -72,7 +78,7 @@ export interface SaslSslListener {
 
 /**
  * One node's server.properties. A node is broker and controller; `voters` lists the controller
- * quorum (one node today; a cluster of N passes N voters and a node id each).
+ * quorum (one node alone; each node of a cluster of N gets its id and the same N voters).
  */
 export function kafkaServerProperties(o: {
   logDirs: string;
@@ -80,9 +86,13 @@ export function kafkaServerProperties(o: {
   controllerPort: number;
   nodeId?: number;
   voters?: string;
+  /** Brokers in the cluster (default 1): internal topics at replication min(3, size), min ISR min(2, size). */
+  clusterSize?: number;
   saslSsl?: SaslSslListener;
 }): string {
   const nodeId = o.nodeId ?? 1;
+  const rf = Math.min(3, o.clusterSize ?? 1);
+  const minIsr = Math.min(2, rf);
   const listeners = [`PLAINTEXT://127.0.0.1:${o.port}`, `CONTROLLER://127.0.0.1:${o.controllerPort}`];
   const advertised = [`PLAINTEXT://127.0.0.1:${o.port}`];
   const protocols = ['CONTROLLER:PLAINTEXT', 'PLAINTEXT:PLAINTEXT'];
@@ -102,14 +112,14 @@ export function kafkaServerProperties(o: {
     'listener.security.protocol.map': protocols.join(','),
     ...(o.saslSsl ? saslSslProperties(o.saslSsl) : {}),
     'log.dirs': o.logDirs,
-    // one node: every internal topic at replication factor 1, one partition for a fast first use
-    'offsets.topic.replication.factor': 1,
+    // internal topics replicated as far as the cluster allows (one node: 1), one partition for a fast first use
+    'offsets.topic.replication.factor': rf,
     'offsets.topic.num.partitions': 1,
-    'transaction.state.log.replication.factor': 1,
-    'transaction.state.log.min.isr': 1,
+    'transaction.state.log.replication.factor': rf,
+    'transaction.state.log.min.isr': minIsr,
     'transaction.state.log.num.partitions': 1,
-    'default.replication.factor': 1,
-    'min.insync.replicas': 1,
+    'default.replication.factor': rf,
+    'min.insync.replicas': minIsr,
     'group.initial.rebalance.delay.ms': 0,
     // topics are created explicitly (kafkajs races auto-creation); they set their own retention
     'auto.create.topics.enable': false,
@@ -232,7 +242,8 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
   const tlsMade = saslSsl ? makeDevTls(join(dataDir, 'tls'), saslSsl.tls).then(() => Date.now()) : Promise.resolve(tlsAt);
   tlsMade.catch(() => {});
   const propsFile = join(dataDir, 'server.properties');
-  writeFileSync(propsFile, kafkaServerProperties({ logDirs: join(dataDir, 'kraft-logs'), port, controllerPort, ...(saslSsl ? { saslSsl } : {}) }), { mode: 0o600 });
+  const node = opts.cluster ? { nodeId: opts.cluster.nodeId, voters: opts.cluster.voters, clusterSize: opts.cluster.size } : {};
+  writeFileSync(propsFile, kafkaServerProperties({ logDirs: join(dataDir, 'kraft-logs'), port, controllerPort, ...node, ...(saslSsl ? { saslSsl } : {}) }), { mode: 0o600 });
   const formatAt = Date.now();
   const deadline = formatAt + (opts.timeoutMs ?? 90_000); // not counting a first-run jar download
   // SCRAM credentials live in the metadata log: written at format time (a formatted dir keeps its old ones).
@@ -322,12 +333,12 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
     throw err;
   }
   const readyAt = Date.now();
-  await warmUpGroupCoordinator(brokers);
+  if (!opts.cluster) await warmUpGroupCoordinator(brokers);
   const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const tlsNote = saslSsl ? `, SASL_SSL on 127.0.0.1:${saslSsl.port} (certificate and keystore ${secs(tlsReadyAt - tlsAt)}, alongside the format)` : '';
   log(
-    `Kafka broker ready on ${brokers[0]} (pid ${pid}; storage format ${secs(startedAt - formatAt)}, ` +
-      `start ${secs(readyAt - startedAt)}, __consumer_offsets ${secs(Date.now() - readyAt)}${tlsNote})`,
+    `Kafka ${opts.cluster ? `node ${opts.cluster.nodeId}` : 'broker'} ready on ${brokers[0]} (pid ${pid}; storage format ${secs(startedAt - formatAt)}, ` +
+      `start ${secs(readyAt - startedAt)}${opts.cluster ? '' : `, __consumer_offsets ${secs(Date.now() - readyAt)}`}${tlsNote})`,
   );
   return {
     brokers,

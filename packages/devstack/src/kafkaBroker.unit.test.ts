@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { kafkaServerProperties, scramFormatArgs } from './kafkaBroker.ts';
+import { clusterPorts } from './kafkaCluster.ts';
 
 const props = (text: string) => Object.fromEntries(text.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
 
@@ -33,6 +34,24 @@ describe('dev broker properties (issue 14)', () => {
     expect(scramFormatArgs([{ username: 'ingest', password: 'pw' }])).toEqual([
       '--add-scram', 'SCRAM-SHA-256=[name=ingest,password=pw]',
       '--add-scram', 'SCRAM-SHA-512=[name=ingest,password=pw]',
+    ]);
+  });
+});
+
+describe('dev cluster nodes (issue 14)', () => {
+  it('replicate the internal topics 3 ways with min ISR 2 in a cluster of 3; a single broker keeps 1 and 1', () => {
+    const three = props(kafkaServerProperties({ logDirs: '/d', port: 9192, controllerPort: 9193, nodeId: 2, voters: '1@127.0.0.1:9093,2@127.0.0.1:9193,3@127.0.0.1:9293', clusterSize: 3 }));
+    for (const k of ['offsets.topic.replication.factor', 'transaction.state.log.replication.factor', 'default.replication.factor']) expect(three[k]).toBe('3');
+    for (const k of ['transaction.state.log.min.isr', 'min.insync.replicas']) expect(three[k]).toBe('2');
+    const one = props(kafkaServerProperties({ logDirs: '/d', port: 9092, controllerPort: 9093 }));
+    for (const k of ['offsets.topic.replication.factor', 'transaction.state.log.min.isr', 'min.insync.replicas']) expect(one[k]).toBe('1');
+  });
+
+  it('node i listens on 9092 + 100·(i-1), its controller one port above', () => {
+    expect(clusterPorts(3)).toEqual([
+      { nodeId: 1, port: 9092, controllerPort: 9093 },
+      { nodeId: 2, port: 9192, controllerPort: 9193 },
+      { nodeId: 3, port: 9292, controllerPort: 9293 },
     ]);
   });
 });

@@ -11,7 +11,7 @@ const { Kafka, logLevel } = kafkajs;
 // drop only that warning type; every other warning still goes through.
 silenceKafkajsTimeoutWarning();
 
-export type ProbeResult = { ok: true; clusterId: string } | { ok: false; error: string };
+export type ProbeResult = { ok: true; clusterId: string; brokers: string[] } | { ok: false; error: string };
 
 /** One describeCluster() attempt within timeoutMs; never throws, never logs. */
 export async function probeKafka(brokers: string[], timeoutMs: number, security?: KafkaSecurity): Promise<ProbeResult> {
@@ -36,7 +36,7 @@ export async function probeKafka(brokers: string[], timeoutMs: number, security?
     })();
     attempt.catch(() => {}); // a late rejection after the timeout must not go unhandled
     const cluster = await Promise.race([attempt, timeout]);
-    return { ok: true, clusterId: cluster.clusterId };
+    return { ok: true, clusterId: cluster.clusterId, brokers: cluster.brokers.map((b) => `${b.host}:${b.port}`) };
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
   } finally {

@@ -108,6 +108,8 @@ describe('topic replication settings (issue 14)', () => {
   it('defaults to 3 and 2 for a cluster named by KAFKA_BROKERS, 1 and 1 for the dev stack', () => {
     expect(readTopicReplication({ KAFKA_BROKERS: 'k1:9092,k2:9092,k3:9092' })).toEqual({ replicationFactor: 3, minInsyncReplicas: 2, explicit: false });
     expect(readTopicReplication({})).toEqual({ replicationFactor: 1, minInsyncReplicas: 1, explicit: false });
+    // the dev stack's own three-node cluster (issue 14) gets the production plan
+    expect(readTopicReplication({ KAFKA_CLUSTER_SIZE: '3' })).toEqual({ replicationFactor: 3, minInsyncReplicas: 2, explicit: false });
   });
 
   it('takes both from settings; min ISR follows a lower replication factor', () => {

@@ -15,10 +15,12 @@ export const SINGLE_BROKER_REPLICATION: TopicReplication = { replicationFactor: 
 
 /**
  * KAFKA_REPLICATION_FACTOR / KAFKA_MIN_INSYNC_REPLICAS. Their defaults tell the stacks apart: with
- * KAFKA_BROKERS set (someone's cluster) 3 and 2; without it (the dev stack's own broker) 1 and 1.
+ * KAFKA_BROKERS set (someone's cluster) or the dev stack's own cluster (KAFKA_CLUSTER_SIZE > 1) 3 and 2
+ * (fitted down to a smaller cluster); the dev stack's single broker 1 and 1.
  */
 export function readTopicReplication(env: NodeJS.ProcessEnv): TopicReplication {
-  const defaults = settingGiven(env, 'KAFKA_BROKERS') ? PRODUCTION_REPLICATION : SINGLE_BROKER_REPLICATION;
+  const cluster = settingGiven(env, 'KAFKA_BROKERS') || setting(env, 'KAFKA_CLUSTER_SIZE') > 1;
+  const defaults = cluster ? PRODUCTION_REPLICATION : SINGLE_BROKER_REPLICATION;
   const replicationFactor = setting(env, 'KAFKA_REPLICATION_FACTOR') ?? defaults.replicationFactor;
   const minInsyncReplicas = setting(env, 'KAFKA_MIN_INSYNC_REPLICAS') ?? Math.min(defaults.minInsyncReplicas, replicationFactor);
   if (minInsyncReplicas > replicationFactor) {

@@ -262,6 +262,10 @@ export const SETTINGS = {
     group: 'Dev stack', roles: ['dev'],
     doc: '`testcontainers`: when no `KAFKA_BROKERS` is set and nothing answers on 127.0.0.1:9092, start a KRaft broker in a container (needs Docker or Podman) instead of the local Java broker.',
   }),
+  KAFKA_CLUSTER_SIZE: def(integer(1, 5), '1', {
+    group: 'Dev stack', roles: ['dev'],
+    doc: '`3`: when no `KAFKA_BROKERS` is set, `npm start` and the test setup run a local KRaft cluster of that many nodes (ports 9092, 9192, 9292; data in `.data/kafka-cluster/`) instead of one broker, and topics default to replication 3 and `min.insync.replicas` 2 (issue 14). A Kafka already on 127.0.0.1:9092 is reused only if it has that many brokers.',
+  }),
   KAFKA_TESTCONTAINERS_IMAGE: def(text('an image'), 'confluentinc/cp-kafka:7.9.1', { group: 'Dev stack', roles: ['dev'], doc: 'Image for `KAFKA_PROVIDER=testcontainers`.' }),
   JAVA_HOME: def(text('a path'), undefined, { group: 'Dev stack', roles: ['dev'], doc: 'Java for the local broker (`$JAVA_HOME/bin/java`, else `java` on `PATH`).' }),
   CI: def(text('any value'), undefined, { group: 'Dev stack', roles: ['dev'], doc: 'When set, `bootstrap.mjs` installs with `pnpm install --frozen-lockfile`.' }),

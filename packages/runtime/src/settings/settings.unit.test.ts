@@ -66,7 +66,7 @@ describe('the catalog', () => {
       }
     };
     for (const dir of ['services', 'packages', 'scripts']) walk(join(ROOT, dir));
-    const outside = [...read].filter((v) => !(v in SETTINGS) && !/_FILE$/.test(v) && !['NODE_OPTIONS', 'PATH', 'KAFKA_CLUSTER_SIZE'].includes(v));
+    const outside = [...read].filter((v) => !(v in SETTINGS) && !/_FILE$/.test(v) && !['NODE_OPTIONS', 'PATH'].includes(v));
     expect(outside).toEqual([]);
   });
 });
