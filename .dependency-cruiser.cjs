@@ -29,6 +29,13 @@ module.exports = {
       to: { path: '^(scripts|tests|bench)/' },
     },
     {
+      name: 'no-fixtures-in-src',
+      severity: 'error',
+      comment: 'Test fixtures live beside src/ (packages/*/testing), for tests, benches and scripts; production code does not import them.',
+      from: { path: '^(packages|services)/[^/]+/src/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^packages/[^/]+/testing/' },
+    },
+    {
       name: 'no-test-imports-in-src',
       severity: 'error',
       comment: 'Production code does not import test files.',

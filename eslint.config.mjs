@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['packages/domain/src/**/*.ts'],
+    files: ['packages/domain/src/**/*.ts', 'packages/domain/testing/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

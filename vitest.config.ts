@@ -9,7 +9,7 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['packages/domain/src/**/*.ts'],
-      exclude: ['**/*.test.ts', 'packages/domain/src/testing/**', '**/fixtures.ts'],
+      exclude: ['**/*.test.ts'],
       reporter: ['text-summary', 'json-summary'],
       reportsDirectory: '.data/coverage',
       thresholds: { lines: 90, branches: 90, functions: 75, statements: 90 },

@@ -1,9 +1,9 @@
-import { productId } from '../ids.ts';
-import type { InventoryMeta } from './inventoryCommand.ts';
-import { dailyKey } from './dailyBook.ts';
-import { levelKey, type Level, type Quantities } from './level.ts';
-import type { DailyRow, InventoryState } from './inventoryState.ts';
-import { locationRefKey } from './location.ts';
+import { productId } from '../src/ids.ts';
+import type { InventoryMeta } from '../src/inventory/inventoryCommand.ts';
+import { dailyKey } from '../src/inventory/dailyBook.ts';
+import { levelKey, type Level, type Quantities } from '../src/inventory/level.ts';
+import type { DailyRow, InventoryState } from '../src/inventory/inventoryState.ts';
+import { locationRefKey } from '../src/inventory/location.ts';
 
 // Shared givens for the inventory decider tests.
 export const SHOP = 'shop.example';

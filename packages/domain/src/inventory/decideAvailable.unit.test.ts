@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideAvailable } from './decideAvailable.ts';
 import type { AvailableLine, InventoryAvailableCommand } from './inventoryCommand.ts';
-import { LOC, PA, T0, T1, level, meta, state } from './fixtures.ts';
+import { LOC, PA, T0, T1, level, meta, state } from '../../testing/inventory.ts';
 
 const available = (mode: 'absolute' | 'delta', lines: AvailableLine[], over: Partial<InventoryAvailableCommand> = {}): InventoryAvailableCommand => ({
   ...meta(),

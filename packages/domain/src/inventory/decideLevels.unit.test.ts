@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideLevels } from './decideLevels.ts';
 import type { InventoryLevelsCommand, LevelsLine } from './inventoryCommand.ts';
-import { LOC, LOC2, PA, level, meta, state } from './fixtures.ts';
+import { LOC, LOC2, PA, level, meta, state } from '../../testing/inventory.ts';
 
 const levels = (mode: 'absolute' | 'delta', lines: LevelsLine[], over: Partial<InventoryLevelsCommand> = {}): InventoryLevelsCommand => ({
   ...meta({ source_system: 'wms' }),

@@ -3,7 +3,7 @@ import { decideSnapshot } from './decideSnapshot.ts';
 import { dailyKey } from './dailyBook.ts';
 import type { InventorySnapshotCommand, SnapshotLine } from './inventoryCommand.ts';
 import type { DailyRow, InventoryPlan, InventoryState } from './inventoryState.ts';
-import { C_FIRST, LOC, PA, PB, T0, T1, T_EARLY, dailyRow, level, meta, state, storedDaily } from './fixtures.ts';
+import { C_FIRST, LOC, PA, PB, T0, T1, T_EARLY, dailyRow, level, meta, state, storedDaily } from '../../testing/inventory.ts';
 
 /** The daily rows once the plan is applied: the stored ones, with the plan's rows written over them. */
 const dailyAfter = (s: InventoryState, plan: InventoryPlan): Map<string, DailyRow> =>

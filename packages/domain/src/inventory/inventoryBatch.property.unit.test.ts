@@ -5,7 +5,7 @@ import { dailyKey } from './dailyBook.ts';
 import { decideAvailable } from './decideAvailable.ts';
 import { decideLevels } from './decideLevels.ts';
 import { decideSnapshot } from './decideSnapshot.ts';
-import { LOC, LOC2, PA, PB, dailyRow, level, meta, state, storedDaily } from './fixtures.ts';
+import { LOC, LOC2, PA, PB, dailyRow, level, meta, state, storedDaily } from '../../testing/inventory.ts';
 import type { InventoryCommand } from './inventoryCommand.ts';
 import { levelKey, QTY_FIELDS, type Level } from './level.ts';
 import type { InventoryLog } from './levelBook.ts';

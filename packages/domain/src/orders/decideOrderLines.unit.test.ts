@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validOrderRow } from '../testing/orderRow.ts';
+import { validOrderRow } from '../../testing/orderRow.ts';
 import { logId, orderLineId } from '../ids.ts';
 import { decideOrderLines, type OrderLinesState, type OrderLinesUpsertCommand } from './decideOrderLines.ts';
 import { KEY_FIELDS, ORDER_LINE_FIELDS, orderLineData, orderLineKey, type OrderLine } from './orderLine.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validOrderRow } from '../testing/orderRow.ts';
+import { validOrderRow } from '../../testing/orderRow.ts';
 import { validateRow, type RowProblem } from './validateRow.ts';
 
 // The row rules of endpoint 6 (spec: Order line, Row validation) with the codes of D20 and the
