@@ -1,7 +1,7 @@
 // deploy/prometheus and deploy/grafana: every expression parses (Prometheus' own PromQL grammar) and
 // reads only metrics that exist: registered by our code, prom-client's defaults, or named external
-// ones (EXTERNAL_METRICS). Where promtool is installed (Debian's `prometheus` package), the rules,
-// their behaviour on given series, and the scrape configuration are checked by it too.
+// ones (EXTERNAL_METRICS). promtool (Debian's `prometheus` package, fetched by scripts/promtool.ts)
+// checks the rules, their behaviour on given series, the scrape configuration and /metrics too.
 import { spawnSync } from 'node:child_process';
 import { get as httpGet } from 'node:http';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,17 +13,16 @@ import { createRegistry, lintExposition, registerPoolMetrics } from '@ingest/run
 import { gatewayMetrics } from '../../services/gateway/src/metrics.ts';
 import { startTestGateway, type TestGateway } from '../../services/gateway/src/testGateway.ts';
 import { projectorMetrics, prunerMetrics, relayMetrics } from '../../services/projector/src/metrics.ts';
+import { promtoolPath } from '../../scripts/promtool.ts';
 import {
   defaultMetricNames,
   EXTERNAL_METRICS,
-  hasCommand,
   metricFamily,
   promqlMetrics,
   read,
   readYamlDocs,
   registeredMetricNames,
   REPO,
-  TOOL_CHECKS,
   withGrafanaIntervals,
 } from './support.ts';
 
@@ -209,11 +208,12 @@ describe('deploy/grafana/retail-ingestion.json', () => {
     expect(unknownMetrics(dashboardExprs)).toEqual([]);
   });
 
-  it('shows requests and 5xx by route, p99 latency, lag, outcomes, parked, group size, relay and its backlog age, retries, pruning, readiness, pools, memory and event loop', () => {
+  it('shows requests and 5xx by route, p99 latency, Kafka append latency, lag, outcomes, parked, group size, relay and its backlog age, retries, pruning, readiness, pools, memory and event loop', () => {
     const used = referenced(dashboardExprs);
     for (const m of [
       'http_requests_total',
       'http_request_duration_seconds',
+      'kafka_produce_seconds',
       'projector_lag_offsets',
       'projector_lag_seconds',
       'projector_commands_total',
@@ -283,10 +283,10 @@ const CASES: Case[] = [
   ['a gateway pod not ready for 15 minutes', [series('kube_pod_status_ready', { namespace: 'ingest', pod: 'ingest-gateway-5d8f-x2x', condition: 'true' }, '0x20'), series('kube_pod_status_ready', { namespace: 'ingest', pod: 'other-1', condition: 'true' }, '0x20')], '15m', 'IngestPodNotReady', [{ severity: 'warning', namespace: 'ingest', pod: 'ingest-gateway-5d8f-x2x' }]],
 ];
 
-// Needs promtool (Debian's `prometheus` package), which the project does not install:
-// `npm run check:deploy` runs these (and fails without it); `npm test` does not register them.
-if (TOOL_CHECKS) describe('with promtool', () => {
+// promtool is Debian's (`prometheus` package), fetched and cached into .tools/ by scripts/promtool.ts.
+describe('with promtool', () => {
   let gw: TestGateway;
+  let bin = 'promtool';
   // node:http without keep-alive: fetch's pool may hold a dead socket to a port an earlier gateway had.
   const get = (path: string) =>
     new Promise<string>((resolve, reject) => {
@@ -296,15 +296,16 @@ if (TOOL_CHECKS) describe('with promtool', () => {
       }).on('error', reject);
     });
   beforeAll(async () => {
+    bin = await promtoolPath(); // a download of about 20 MB on first use
     gw = await startTestGateway();
     await get('/healthz');
     await get('/nowhere');
-  });
+  }, 180_000);
   afterAll(() => gw.close());
-  it('promtool is installed', () => expect(hasCommand('promtool', ['--version'])).toBe(true));
+  it('promtool runs', () => expect(spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout + '').toMatch(/promtool, version 2\./));
   const dir = mkdtempSync(join(tmpdir(), 'ingest-promtool-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const promtool = (...args: string[]) => spawnSync('promtool', args, { cwd: dir, encoding: 'utf8' });
+  const promtool = (...args: string[]) => spawnSync(bin, args, { cwd: dir, encoding: 'utf8' });
 
   it('checks the rules (syntax, types, templates)', () => {
     const r = promtool('check', 'rules', join(REPO, RULES));
@@ -336,12 +337,12 @@ if (TOOL_CHECKS) describe('with promtool', () => {
     const all = await wholeProcessMetrics();
     expect(all).toContain('projector_lag_seconds{partition="0"}');
     for (const text of [served, all]) {
-      const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+      const r = spawnSync(bin, ['check', 'metrics'], { input: text, encoding: 'utf8' });
       expect(r.stdout + r.stderr).toBe('');
       expect(r.status).toBe(0);
     }
     // and it does refuse what it should (so that a pass means something)
-    const bad = spawnSync('promtool', ['check', 'metrics'], { input: '# HELP x_total a gauge\n# TYPE x_total gauge\nx_total 1\n', encoding: 'utf8' });
+    const bad = spawnSync(bin, ['check', 'metrics'], { input: '# HELP x_total a gauge\n# TYPE x_total gauge\nx_total 1\n', encoding: 'utf8' });
     expect(bad.stdout + bad.stderr).toContain('non-counter metrics should not have "_total" suffix');
   });
 

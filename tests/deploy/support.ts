@@ -1,5 +1,5 @@
 // Helpers for the deploy/ checks: reading the repository's files, the metric names the code
-// defines, the metrics a PromQL expression reads, and whether promtool or kubectl is installed.
+// defines, the metrics a PromQL expression reads, and whether kubectl is installed.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -101,5 +101,5 @@ export function hasCommand(cmd: string, args: string[]): boolean {
   return r.status === 0;
 }
 
-/** The checks that need kubectl and promtool run only under `npm run check:deploy`. */
+/** The check that needs kubectl (which the project does not fetch) runs only under `npm run check:deploy`; promtool's run in `npm test` (scripts/promtool.ts). */
 export const TOOL_CHECKS = process.env['DEPLOY_TOOL_CHECKS'] === '1';
