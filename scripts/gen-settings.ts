@@ -1,16 +1,17 @@
-// Writes the README's settings table from packages/runtime/src/settings/catalog.ts (issue 15 item 9).
+// Writes the settings table of docs/operations.md ("Configuration") from packages/runtime/src/settings/catalog.ts
+// (issue 15 item 9; the table moved out of the README with issue 17 item 5).
 //   node scripts/gen-settings.ts   (part of `npm run gen`; a unit test fails on a stale table)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withSettingsTable } from '@ingest/runtime';
 
-const readme = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'README.md');
-const before = readFileSync(readme, 'utf8');
+const doc = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'docs', 'operations.md');
+const before = readFileSync(doc, 'utf8');
 const after = withSettingsTable(before);
 if (after === null) {
-  console.error('README.md has no settings table markers');
+  console.error('docs/operations.md has no settings table markers');
   process.exit(1);
 }
-if (after !== before) writeFileSync(readme, after);
-console.log(after === before ? 'README settings table is up to date' : 'wrote the README settings table');
+if (after !== before) writeFileSync(doc, after);
+console.log(after === before ? 'docs/operations.md settings table is up to date' : 'wrote the settings table of docs/operations.md');

@@ -83,9 +83,9 @@ function unknownFields(Model: new (data: Obj) => Validatable, obj: Obj): string[
   return unknown;
 }
 
-/** The settings the README's Configuration table documents (generated from the settings catalog). */
+/** The settings the Configuration table of docs/operations.md documents (generated from the settings catalog). */
 const documentedSettings = (): Set<string> => {
-  const section = read('README.md').split('\n## Configuration')[1]?.split('\n## ')[0] ?? '';
+  const section = read('docs/operations.md').split('\n## Configuration')[1]?.split('\n## ')[0] ?? '';
   return new Set([...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)`(?: \(`_FILE`\))? \|/gm)].map((m) => m[1]!));
 };
 
@@ -264,7 +264,7 @@ describe('deploy/k8s', () => {
     expect(objects.some(({ obj }) => obj['kind'] === 'Secret')).toBe(false);
   });
 
-  it('sets only settings the README documents, with values the processes accept', () => {
+  it('sets only settings docs/operations.md documents, with values the processes accept', () => {
     const documented = documentedSettings();
     expect(documented.size).toBeGreaterThan(20);
     const config: Record<string, string> = find('ConfigMap', 'ingest-config')['data'];

@@ -1,7 +1,7 @@
 // Every setting of every process, in one place (issue 15 item 9): its name, what it accepts, its
 // default, which processes read it and what it means. Processes read settings only through
 // `setting()` (settings.ts), validate them all at start (`checkSettings`), print them with `--help`,
-// and the README's settings table is generated from this list (`npm run gen`; `npm test` fails on a
+// and the settings table of docs/operations.md is generated from this list (`npm run gen`; `npm test` fails on a
 // stale table).
 import { DEFAULT_TOPICS_NAMES } from '../topicDefaults.ts';
 import { duration, flag, integer, list, oneOf, someOf, text, timeZone, url, type Kind } from './kinds.ts';
@@ -64,12 +64,12 @@ export const SETTINGS = {
   PUBLIC_BASE_URL: def(url(['http', 'https']), undefined, {
     group: 'HTTP', roles: APP,
     defaultText: '`http://<HOST>:<PORT>` (`0.0.0.0` reads as `127.0.0.1`; the gateway uses the port it bound)',
-    doc: 'The address clients reach the gateway at, without a trailing slash (e.g. `https://ingest.example.com`). The served JSON Schemas\' `$id`s, the `servers` of `/openapi.json` and the `ce_dataschema` of every event name URLs under it (see [API contracts](#api-contracts)). Set it on the gateway **and** the projector (the relay writes `ce_dataschema`): the default only suits one machine.',
+    doc: 'The address clients reach the gateway at, without a trailing slash (e.g. `https://ingest.example.com`). The served JSON Schemas\' `$id`s, the `servers` of `/openapi.json` and the `ce_dataschema` of every event name URLs under it (see [API contracts](api.md#api-contracts)). Set it on the gateway **and** the projector (the relay writes `ce_dataschema`): the default only suits one machine.',
   }),
   REPLY_TIMEOUT_MS: def(integer(1), '15000', { group: 'HTTP', roles: ['gateway'], doc: 'How long a request waits for its projector result (milliseconds) before answering 202 (D6).' }),
   BODY_LIMIT_BYTES: def(integer(1024), '33554432', {
     group: 'HTTP', roles: ['gateway'], defaultText: '`33554432` (32 MiB)',
-    doc: 'Largest request body (at most a quarter of `MAX_INFLIGHT_BYTES`, see [Admission](#admission)); more → 413.',
+    doc: 'Largest request body (at most a quarter of `MAX_INFLIGHT_BYTES`, see [Admission](api.md#admission)); more → 413.',
   }),
   BODY_TIMEOUT: def(duration(100), '60s', {
     group: 'HTTP', roles: ['gateway'],
@@ -77,7 +77,7 @@ export const SETTINGS = {
   }),
   DRY_RUN_STATEMENT_TIMEOUT: def(duration(100), '10s', {
     group: 'HTTP', roles: ['gateway'],
-    doc: 'Bound of each statement of a [dry run](#dry-run-dry_runtrue-issue-16-d22), the wait for the shop\'s lock included; past it the dry run answers 503 with `Retry-After`.',
+    doc: 'Bound of each statement of a [dry run](api.md#dry-run-dry_runtrue-issue-16-d22), the wait for the shop\'s lock included; past it the dry run answers 503 with `Retry-After`.',
   }),
   POSITION_CACHE: def(duration(0), '1s', {
     group: 'HTTP', roles: ['gateway'],
@@ -99,7 +99,7 @@ export const SETTINGS = {
   }),
   SHOP_MAX_INFLIGHT_BYTES: def(integer(1024), '268435456', {
     group: 'Admission', roles: ['gateway'], defaultText: '`268435456` (256 MiB: half of `MAX_INFLIGHT_BYTES`)',
-    doc: 'Body bytes one shop\'s admitted requests may hold at once in one gateway, counted from the parsed body until the answer ([Fair admission per shop](#fair-admission-per-shop)); a shop that holds nothing is always admitted.',
+    doc: 'Body bytes one shop\'s admitted requests may hold at once in one gateway, counted from the parsed body until the answer ([Fair admission per shop](api.md#fair-admission-per-shop)); a shop that holds nothing is always admitted.',
   }),
   SHOP_MAX_INFLIGHT_REQUESTS: def(integer(1), '256', { group: 'Admission', roles: ['gateway'], doc: 'Requests of one shop admitted and not yet answered, per gateway.' }),
   SHOP_RATE_LINES_PER_S: def(integer(0), '0', {
@@ -161,7 +161,7 @@ export const SETTINGS = {
   }),
   IDEMPOTENCY_KEY_TTL: def(duration(1000), '24h', {
     group: 'Retention', roles: APP,
-    doc: 'How long the answer to a request sent with an `Idempotency-Key` header is kept for its retries (see [Idempotency-Key](#idempotency-key-header-issue-16)); older keys are pruned by the projector and are free again. Keep it at most `RESULT_RETENTION`.',
+    doc: 'How long the answer to a request sent with an `Idempotency-Key` header is kept for its retries (see [Idempotency-Key](api.md#idempotency-key-header-issue-16)); older keys are pruned by the projector and are free again. Keep it at most `RESULT_RETENTION`.',
   }),
   PRUNE_INTERVAL: def(duration(100), '1m', { group: 'Retention', roles: ['projector'], doc: 'How often the projector prunes `agent_runtime` (one process at a time, 5,000 rows per statement).' }),
 
@@ -229,14 +229,14 @@ export const SETTINGS = {
   LOG_LEVEL: def(oneOf(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const), 'info', { group: 'Observability', roles: KAFKA_USERS, doc: 'pino level.' }),
   LOG_FORMAT: def(oneOf(['json', 'pretty'] as const), undefined, {
     group: 'Observability', roles: KAFKA_USERS,
-    doc: 'Unset: pretty (pino-pretty) when stdout is a terminal and `NODE_ENV` is not `production`, JSON lines otherwise. See [Tracing and logs](#operations).',
+    doc: 'Unset: pretty (pino-pretty) when stdout is a terminal and `NODE_ENV` is not `production`, JSON lines otherwise. See [Tracing and logs](#tracing-and-logs).',
   }),
   NODE_ENV: def(text('an environment name'), undefined, {
     group: 'Observability', roles: KAFKA_USERS, doc: '`production` keeps JSON log lines even on a terminal (see `LOG_FORMAT`).',
   }),
   OTEL_TRACES_EXPORTER: def(oneOf(['otlp', 'console', 'none'] as const), undefined, {
     group: 'Observability', roles: APP, defaultText: 'unset (off)',
-    doc: '`otlp` or `console` turns tracing on ([Tracing and logs](#operations)); unset or `none`: off, and no OpenTelemetry SDK module is loaded.',
+    doc: '`otlp` or `console` turns tracing on ([Tracing and logs](#tracing-and-logs)); unset or `none`: off, and no OpenTelemetry SDK module is loaded.',
   }),
   OTEL_EXPORTER_OTLP_ENDPOINT: def(url(['http', 'https']), undefined, {
     group: 'Observability', roles: APP, defaultText: '`http://localhost:4318`',
@@ -251,7 +251,7 @@ export const SETTINGS = {
   // Replay
   REPLAY_DATABASE_URL: def(url(['postgres', 'postgresql']), undefined, {
     group: 'Replay', roles: ['replay'], secret: true, defaultText: '`DATABASE_URL` with `_replay` after the database name',
-    doc: 'The scratch database of `npm run replay` and `npm run verify` ([Replay](#replay)).',
+    doc: 'The scratch database of `npm run replay` and `npm run verify` ([Replay](replay.md)).',
   }),
   REPLAY_CONCURRENCY: def(integer(1), '3', { group: 'Replay', roles: ['replay'], doc: 'Partitions replayed side by side.' }),
   REPLAY_BATCH: def(integer(1), '500', { group: 'Replay', roles: ['replay'], doc: 'Commands per replay transaction (each under a savepoint).' }),

@@ -144,7 +144,7 @@ describe('unknownSettings()', () => {
   });
 });
 
-describe('--help and the README', () => {
+describe('--help and the settings table of docs/operations.md', () => {
   it('--help lists each setting the process reads, with its default and what it accepts', () => {
     const help = settingsHelp(['projector'], 'usage: x');
     for (const n of settingsOf(['projector'])) expect(help).toContain(`  ${n}`);
@@ -158,12 +158,12 @@ describe('--help and the README', () => {
     expect(names.filter((n) => !shown.has(n))).toEqual([]);
   });
 
-  it('the README settings table is the generated one (run `npm run gen` after changing the catalog)', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const generated = withSettingsTable(readme);
-    expect(generated, 'README.md has the settings table markers').not.toBeNull();
-    expect(readme === generated, 'README settings table is stale: run npm run gen').toBe(true);
-    for (const n of names) expect(readme).toContain(`| \`${n}\``);
+  it('the settings table of docs/operations.md is the generated one (run `npm run gen` after changing the catalog)', () => {
+    const doc = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+    const generated = withSettingsTable(doc);
+    expect(generated, 'docs/operations.md has the settings table markers').not.toBeNull();
+    expect(doc === generated, 'the settings table of docs/operations.md is stale: run npm run gen').toBe(true);
+    for (const n of names) expect(doc).toContain(`| \`${n}\``);
   });
 
   it('a process started with --help prints them and exits 0; with bad settings it names each and exits 1', () => {
