@@ -1,4 +1,4 @@
-// The topic plan as code against the live cluster (README "Kafka in production"):
+// The topic plan as code against the live cluster (docs/operations.md "Kafka in production"):
 //   npm run topics -- --check   print the drift (partitions, replication, configs); exit 1 on drift
 //   npm run topics -- --apply   create what is missing, add partitions, set configs; say what it cannot
 //   npm run topics -- --plan    print the plan
