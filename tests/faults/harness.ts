@@ -55,6 +55,8 @@ export interface Outcome {
   recoveryS?: number | null;
   /** Requests the scenario sent itself (outside the load), counted and checked like the load's. */
   extraRecords?: Sent[];
+  /** Checks of the scenario's own that need the pipeline quiescent (e.g. every stock event published). */
+  afterQuiescence?: () => Promise<{ failures: string[]; info: string[] }>;
 }
 
 export interface Result {
@@ -105,7 +107,7 @@ export const BASE_AVAILABLE = 1_000_000;
 
 export async function makeCtx(name: string, suite: Suite): Promise<Ctx> {
   const dir = join(suite.runDir, name);
-  const stack = await createStack(name, suite.template, suite.broker.brokers, dir);
+  const stack = await createStack(name, suite.template, suite.broker.brokers, dir, suite.broker.replication);
   const t0 = Date.now();
   const timeline: string[] = [];
   const note = (msg: string) => {
@@ -245,6 +247,11 @@ export async function finish(ctx: Ctx, o: Outcome): Promise<Result> {
     connectionErrorsExpected: o.connectionErrorsExpected,
     parkedShops: o.parkedShops ?? [],
   });
+  if (o.afterQuiescence) {
+    const own = await o.afterQuiescence().catch((err: unknown) => ({ failures: [`the scenario's own final check failed: ${String(err)}`], info: [] }));
+    failures.push(...own.failures);
+    info.push(...own.info);
+  }
   let recoveryS: number | null = o.recoveryS ?? null;
   if (o.recoveryS === undefined && o.reference !== null && o.load) {
     const r = measureRecovery(o.load.records, o.reference, o.connectionErrorsExpected, loadEnd);

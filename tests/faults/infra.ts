@@ -7,8 +7,9 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createDatabaseFromTemplate, dropDatabase, ensureDatabase, migrate, withDatabase } from '@ingest/db';
-import { REPO_ROOT, startKafkaBroker, type KafkaBroker } from '@ingest/devstack';
+import { REPO_ROOT, startKafkaBroker, startKafkaCluster, type KafkaBroker, type KafkaClusterNode } from '@ingest/devstack';
 import { createKafka, ensureTopics, topicPlan, type Kafka, type TopicNames } from '@ingest/kafka';
+import { PRODUCTION_REPLICATION, SINGLE_BROKER_REPLICATION, type TopicReplication } from '@ingest/runtime';
 import { CRON_SECRET, INGEST_SECRET } from './load.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy.ts';
 
@@ -23,11 +24,33 @@ export const PARTITIONS = 6;
 export interface OwnBroker {
   brokers: string[];
   pid(): number;
-  /** SIGKILL the broker; resolves once the process is gone. */
+  /** SIGKILL the broker (every node of a cluster); resolves once the processes are gone. */
   kill9(): Promise<void>;
   /** Starts it again on the same data dir and ports; resolves when it serves. */
   restart(): Promise<number>;
   stop(): Promise<void>;
+  /** `--cluster`: the nodes of the suite's own three-node cluster (issue 14), one by one. */
+  nodes?: KafkaClusterNode[];
+  /** Topics of the scenarios: 1/1 on one broker, 3/2 on the cluster. */
+  replication: TopicReplication;
+}
+
+/** `npm run test:faults -- --cluster`: a three-node KRaft cluster of the suite's own (never the shared one). */
+export async function startOwnCluster(size: number, log: (m: string) => void): Promise<OwnBroker> {
+  const cluster = await startKafkaCluster({ dataDir: join(REPO_ROOT, '.data', 'faults-kafka-cluster'), size, basePort: KAFKA_PORT, log, fresh: true });
+  return {
+    brokers: cluster.brokers,
+    pid: () => cluster.nodes[0]!.pid(),
+    kill9: async () => void (await Promise.all(cluster.nodes.map((n) => n.kill9()))),
+    restart: async () => {
+      const t0 = Date.now();
+      await Promise.all(cluster.nodes.filter((n) => !n.running()).map((n) => n.restart()));
+      return Date.now() - t0;
+    },
+    stop: () => cluster.stop(),
+    nodes: cluster.nodes,
+    replication: size >= 3 ? PRODUCTION_REPLICATION : { replicationFactor: size, minInsyncReplicas: 1 },
+  };
 }
 
 export async function startOwnBroker(log: (m: string) => void): Promise<OwnBroker> {
@@ -48,6 +71,7 @@ export async function startOwnBroker(log: (m: string) => void): Promise<OwnBroke
       return Date.now() - t0;
     },
     stop: () => broker.stop(),
+    replication: SINGLE_BROKER_REPLICATION,
   };
 }
 
@@ -85,7 +109,7 @@ export interface Stack {
   dispose(keepDatabase: boolean): Promise<void>;
 }
 
-export async function createStack(scenario: string, template: Template, brokers: string[], logDir: string): Promise<Stack> {
+export async function createStack(scenario: string, template: Template, brokers: string[], logDir: string, replication: TopicReplication = SINGLE_BROKER_REPLICATION): Promise<Stack> {
   const id = `${scenario.replace(/[^a-z0-9]/g, '')}${randomUUID().slice(0, 6)}`;
   mkdirSync(logDir, { recursive: true });
   const dbName = `faults_${id}`;
@@ -101,7 +125,7 @@ export async function createStack(scenario: string, template: Template, brokers:
     stockRestored: `faults.${id}.stock-restored`,
   };
   const kafka = createKafka({ brokers, security: kafkaSecurity, clientId: `faults-${id}` });
-  await ensureTopics(kafka, topicPlan(topics, PARTITIONS));
+  await ensureTopics(kafka, topicPlan(topics, PARTITIONS, replication));
   const groupId = `faults-${id}-projector`;
   const db = new pg.Pool({ connectionString: directUrl, max: 4 });
   db.on('error', () => {});

@@ -1,13 +1,14 @@
-// `npm run test:faults [-- <scenario name>...]`: the fault suite (issue 11). Real processes, real
-// kill -9s, a real broker of its own and a real PostgreSQL outage (through a proxy), all on
-// 127.0.0.1. Prints one row per scenario and exits 1 when any lost or doubled a write, answered a
+// `npm run test:faults [-- [--cluster] <scenario name>...]`: the fault suite (issue 11). Real processes,
+// real kill -9s, a real broker of its own and a real PostgreSQL outage (through a proxy), all on
+// 127.0.0.1. `--cluster` runs on a three-node cluster of its own (replication 3, min ISR 2; issue 14)
+// instead of one broker; without names it runs the scenarios that need the cluster (leader-kill). Prints one row per scenario and exits 1 when any lost or doubled a write, answered a
 // 5xx other than 503 with Retry-After, failed a check of its own, or did not recover.
 // Logs: .data/faults/<run>/<scenario>/{gateway-*,projector-*}.log and timeline.log.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@ingest/devstack';
 import { finish, makeCtx, type Result, type Suite } from './harness.ts';
-import { migrateTemplate, startOwnBroker } from './infra.ts';
+import { migrateTemplate, startOwnBroker, startOwnCluster } from './infra.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 
 const say = (m: string) => process.stderr.write(`[faults] ${m}\n`);
@@ -15,13 +16,20 @@ const runId = new Date().toISOString().replace(/[:.]/g, '-');
 const runDir = join(REPO_ROOT, '.data', 'faults', runId);
 mkdirSync(runDir, { recursive: true });
 
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+const onCluster = args.includes('--cluster');
+const wanted = args.filter((a) => a !== '--cluster');
 const unknown = wanted.filter((w) => !SCENARIOS.some((s) => s.name === w));
 if (unknown.length) {
   say(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
   process.exit(2);
 }
-const chosen = wanted.length ? SCENARIOS.filter((s) => wanted.includes(s.name)) : SCENARIOS;
+const chosen = wanted.length ? SCENARIOS.filter((s) => wanted.includes(s.name)) : SCENARIOS.filter((s) => Boolean(s.needsCluster) === onCluster);
+const misplaced = chosen.filter((s) => s.needsCluster && !onCluster);
+if (misplaced.length) {
+  say(`${misplaced.map((s) => s.name).join(', ')} need(s) the three-node cluster: npm run test:faults -- --cluster ${misplaced.map((s) => s.name).join(' ')}`);
+  process.exit(2);
+}
 
 function table(results: Result[]): string {
   const head = ['scenario', 'requests', 'accepted (200/202)', 'unknown', 'lost', 'doubled', '5xx other than 503', '503s (all with Retry-After?)', 'recovery (s)', 'result'];
@@ -42,6 +50,27 @@ function table(results: Result[]): string {
   return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
+const emptyResult = (name: string): Result => ({
+  name,
+  requests: 0,
+  accepted: 0,
+  unknown: 0,
+  lost: 0,
+  doubled: 0,
+  fiveXX: 0,
+  status503: 0,
+  status503WithRetryAfter: 0,
+  recoveryS: null,
+  recoveryLimitS: 0,
+  pass: false,
+  failures: [],
+  info: [],
+  seconds: 0,
+  logDir: '',
+  database: '',
+  eventsDuplicated: 0,
+});
+
 const t0 = Date.now();
 const results: Result[] = [];
 // Every wait in the suite is bounded; this is the bound of the whole (services die with us).
@@ -57,7 +86,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const)
     process.exit(130);
   });
 say(`run ${runId}: ${chosen.map((s) => s.name).join(', ')}; logs in ${runDir}`);
-const broker = await startOwnBroker((m) => say(m));
+const broker = onCluster ? await startOwnCluster(3, (m) => say(m)) : await startOwnBroker((m) => say(m));
 let template: Awaited<ReturnType<typeof migrateTemplate>> | null = null;
 try {
   template = await migrateTemplate();
@@ -65,7 +94,12 @@ try {
   for (const s of chosen) {
     say(`${s.name}: ${s.what}`);
     let result: Result;
-    const ctx = await makeCtx(s.name, suite);
+    const ctx = await makeCtx(s.name, suite).catch((err: unknown) => err as Error);
+    if (ctx instanceof Error) {
+      say(`${s.name}: could not set up its stack: ${ctx.stack ?? ctx.message}`);
+      results.push({ ...emptyResult(s.name), failures: [`setting up the scenario's stack failed: ${ctx.message}`], logDir: join(runDir, s.name) });
+      continue;
+    }
     try {
       const outcome = await s.run(ctx);
       result = await finish(ctx, outcome);
@@ -75,24 +109,11 @@ try {
       await ctx.host.stopAll().catch(() => {});
       await ctx.stack.dispose(true).catch(() => {});
       result = {
-        name: s.name,
-        requests: 0,
-        accepted: 0,
-        unknown: 0,
-        lost: 0,
-        doubled: 0,
-        fiveXX: 0,
-        status503: 0,
-        status503WithRetryAfter: 0,
-        recoveryS: null,
-        recoveryLimitS: 0,
-        pass: false,
+        ...emptyResult(s.name),
         failures: [`the scenario itself failed: ${msg}`],
-        info: [],
         seconds: (Date.now() - ctx.t0) / 1000,
         logDir: ctx.dir,
         database: ctx.stack.dbName,
-        eventsDuplicated: 0,
       };
     }
     results.push(result);

@@ -79,8 +79,11 @@ export async function ensureTopics(kafka: Kafka, plan: TopicPlan[]): Promise<str
 
 async function createTopics(admin: Admin, topics: TopicPlan[]): Promise<void> {
   try {
+    // Not kafkajs' waitForLeaders: on a cluster it asks one broker for the new topics' metadata at once,
+    // and a broker that has not caught up answers UNKNOWN_TOPIC_OR_PARTITION, which kafkajs does not retry
+    // (found on the three-node dev cluster, issue 14). We wait for the leaders ourselves.
     await admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: topics.map((t) => ({
         topic: t.topic,
         numPartitions: t.numPartitions,
@@ -99,6 +102,26 @@ async function createTopics(admin: Admin, topics: TopicPlan[]): Promise<void> {
       );
     }
     throw err;
+  }
+  await waitForLeaders(admin, topics.map((t) => t.topic));
+}
+
+/** Every partition of the topics has a leader, as metadata from any broker says; retries while brokers catch up. */
+async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let last = ''; ; ) {
+    try {
+      const md = await admin.fetchTopicMetadata({ topics });
+      const leaderless = md.topics.flatMap((t) => t.partitions.filter((p) => p.leader < 0).map((p) => `${t.name}/${p.partitionId}`));
+      if (leaderless.length === 0 && md.topics.length === topics.length) return;
+      last = `no leader yet for ${leaderless.join(', ') || 'some topics'}`;
+    } catch (err) {
+      const type = (err as { type?: string }).type;
+      if (type !== 'UNKNOWN_TOPIC_OR_PARTITION' && type !== 'LEADER_NOT_AVAILABLE') throw err;
+      last = type;
+    }
+    if (Date.now() > deadline) throw new Error(`topics ${topics.join(', ')} created, but their partitions had no leaders after ${timeoutMs / 1000} s (${last})`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 

@@ -8,6 +8,8 @@ export const WARM_MS = Number(process.env['FAULTS_WARM_MS'] ?? 5000);
 export interface Scenario {
   name: string;
   what: string;
+  /** Runs only on the suite's own three-node cluster (`--cluster`); the others run on either. */
+  needsCluster?: boolean;
   run(ctx: Ctx): Promise<Outcome>;
 }
 

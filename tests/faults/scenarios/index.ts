@@ -1,5 +1,6 @@
 // The scenarios of `npm run test:faults`, in the order they run.
 import type { Scenario } from './common.ts';
+import { leaderKill } from './cluster.ts';
 import { failpointGateway, failpointProjector, failpointRelay } from './failpoints.ts';
 import { groupReset } from './groupReset.ts';
 import { gatewayKill, projectorKill } from './kills.ts';
@@ -18,4 +19,5 @@ export const SCENARIOS: Scenario[] = [
   failpointProjector,
   failpointGateway,
   failpointRelay,
+  leaderKill,
 ];
