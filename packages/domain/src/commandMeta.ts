@@ -2,13 +2,10 @@
 // types (inventory/, orders/, registry/) and the Command union in commands.ts import it without a
 // cycle (issue 17).
 
-/** Fields every command carries; decided by the gateway (D3). */
-export interface CommandMeta {
-  command_id: string;
-  shop: string;
-  received_at: string;
-  source: { endpoint: string };
-}
+import type { CommandEnvelope } from '@ingest/contracts/types';
+
+/** Fields every command carries (schemas/commands/envelope.json); decided by the gateway (D3). */
+export type CommandMeta = Pick<CommandEnvelope, 'command_id' | 'shop' | 'received_at' | 'source'>;
 
 /** What a decider returns to the caller: an HTTP status and the spec's body (D6). */
 export interface Reply {

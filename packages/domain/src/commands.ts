@@ -1,4 +1,4 @@
-import type { ProductsUpsertPayload } from '@ingest/contracts/types';
+import type { DailySnapshotPayload, ProductsUpsertPayload } from '@ingest/contracts/types';
 import type { InventoryCommand } from './inventory/inventoryCommand.ts';
 import type { RegisterChannelsCommand, RegisterLocationsCommand } from './registry/decideRegistry.ts';
 import type { OrderLinesUpsertCommand } from './orders/decideOrderLines.ts';
@@ -14,7 +14,7 @@ export interface ProductsUpsertCommand extends CommandMeta {
 /** D16: copy every level of the shop into the daily table for snapshot_date. */
 export interface DailySnapshotCommand extends CommandMeta {
   kind: 'inventory.daily_snapshot';
-  payload: { snapshot_date: string };
+  payload: DailySnapshotPayload;
 }
 
 export type Command =

@@ -1,3 +1,4 @@
+import type { AuditRecord } from '@ingest/contracts/types';
 import { eventId } from './ids.ts';
 
 /** Where an event goes; the projector maps a channel to its configured topic. */
@@ -15,7 +16,8 @@ export interface OutboxEvent {
   log_table?: LogTable;
 }
 
-export type LogTable = 'product_update_logs' | 'inventory_update_logs' | 'order_line_master_update_logs';
+/** The update-log tables of schemas/events/audit-record.json. */
+export type LogTable = AuditRecord['log_table'];
 
 export interface AuditedLog {
   log_id: string;
@@ -91,7 +93,7 @@ export function auditEvent(table: LogTable, log: AuditedLog & Record<string, unk
       command_id: log.command_id,
       occurred_at: log.created_at,
       record: log,
-    },
+    } satisfies AuditRecord,
     command_id: log.command_id,
   };
 }

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
 import type { Pool } from '@ingest/db';
-import type { CommandKind } from '@ingest/domain';
+import type { Command, CommandKind, InventoryMeta } from '@ingest/domain';
 import { classifyKafkaError, KafkaPortError, type CommandEnvelopeLike, type CommandLog } from '@ingest/kafka';
 import { failpoint, type Logger } from '@ingest/runtime';
 import { ApiError, badRequest, unavailable } from './errors.ts';
@@ -92,11 +92,11 @@ function prefersAsync(req: Request): boolean {
   return (Array.isArray(prefer) ? prefer.join(',') : (prefer ?? '')).toLowerCase().includes('respond-async');
 }
 
-type CommandInput = {
-  kind: CommandKind;
+/** What a route hands over: a command's kind with that kind's payload (schemas/commands), and its shop. */
+type CommandInput = { [K in CommandKind]: { kind: K; payload: Extract<Command, { kind: K }>['payload'] } }[CommandKind] & {
   shop: string;
-  payload: Record<string, unknown>;
-  meta?: Record<string, unknown>;
+  /** Inventory commands' envelope fields (schemas/commands/envelope.json). */
+  meta?: Pick<InventoryMeta, 'source_system' | 'inventory_as_of' | 'idempotency_key' | 'payload_hash'>;
   receivedAt?: Date;
   /** The endpoint's own dry-run body flag (order lines); `?dry_run=true` works on every endpoint. */
   dryRun?: boolean;

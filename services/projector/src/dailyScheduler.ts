@@ -1,5 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Pool } from '@ingest/db';
+import type { DailySnapshotCommand } from '@ingest/domain';
 import type { CommandLog } from '@ingest/kafka';
 import { businessDate, previousDate, type Logger } from '@ingest/runtime';
 
@@ -39,7 +40,7 @@ export function startDailyScheduler(deps: {
         received_at: now().toISOString(),
         source: { endpoint: 'scheduler' },
         payload: { snapshot_date: date },
-      });
+      } satisfies DailySnapshotCommand);
     }
     if (rows.length) deps.log.info({ snapshot_date: date, shops: rows.length }, 'daily snapshot commands appended');
     return rows.length;

@@ -1,4 +1,5 @@
 import type { SchemaRegistry, Validator } from '@ingest/contracts';
+import type { CommandEnvelope } from '@ingest/contracts/types';
 import { isUuid, type Command } from '@ingest/domain';
 
 const PAYLOAD_SCHEMA = {
@@ -25,9 +26,7 @@ function idsOf(parsed: unknown): { commandId?: string; shop?: string } {
 
 /** Parses and validates a command message against schemas/commands (envelope, then payload by kind). */
 export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | null) => DecodeResult {
-  const envelope = schemas.validator<{ command_id: string; shop: string; kind: keyof typeof PAYLOAD_SCHEMA; payload: unknown }>(
-    'commands/envelope.json',
-  );
+  const envelope = schemas.validator<CommandEnvelope>('commands/envelope.json');
   const payloads = new Map<string, Validator<unknown>>(
     Object.entries(PAYLOAD_SCHEMA).map(([kind, schema]) => [kind, schemas.validator(schema)]),
   );

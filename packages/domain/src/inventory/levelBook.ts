@@ -1,9 +1,11 @@
+import type { StockLevelEvent } from '@ingest/contracts/types';
 import { cloudEventHeaders, type OutboxEvent } from '../events.ts';
 import { eventId, logId } from '../ids.ts';
 import type { InventoryMeta } from './inventoryCommand.ts';
 import { levelKey, QTY_FIELDS, quantities, type Level, type Quantities } from './level.ts';
 
-export type InventoryChangeType = 'snapshot' | 'available_set' | 'available_delta' | 'levels_set' | 'levels_delta';
+/** The change types of schemas/events/stock-level-event.json (and of inventory_update_logs). */
+export type InventoryChangeType = StockLevelEvent['change_type'];
 
 export interface InventoryLog {
   log_id: string;
@@ -129,16 +131,10 @@ export class LevelBook {
 }
 
 /** What a stock event says about its level (D18): the level after the write and its available quantity before. */
-export interface StockChange {
-  product_id: string;
-  location_id: string;
-  barcode: string;
-  previous_available_qty: number;
-  available_qty: number;
-  on_hand_qty: number;
-  /** The level's stock_event_seq after this event. */
-  seq: number;
-}
+export type StockChange = Pick<
+  StockLevelEvent,
+  'product_id' | 'location_id' | 'barcode' | 'previous_available_qty' | 'available_qty' | 'on_hand_qty' | 'seq'
+>;
 
 /** A stock_zero / stock_restored event (D18), for the decider and the set-based projection alike. */
 export function stockEvent(c: InventoryMeta, kind: 'stock_zero' | 'stock_restored', changeType: InventoryChangeType, e: StockChange): OutboxEvent {
@@ -164,7 +160,7 @@ export function stockEvent(c: InventoryMeta, kind: 'stock_zero' | 'stock_restore
       occurred_at: c.inventory_as_of,
       command_id: c.command_id,
       seq: e.seq,
-    },
+    } satisfies StockLevelEvent,
     command_id: c.command_id,
   };
 }

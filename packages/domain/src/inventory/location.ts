@@ -1,5 +1,7 @@
-/** How a request names a location (spec: Location reference). */
-export type LocationRef = { location_id: string } | { location: { identifier_type: string; identifier_value: string } };
+import type { LocationRef } from '@ingest/contracts/types';
+
+/** How a command names a location (spec: Location reference; schemas/commands, exactly one of two). */
+export type { LocationRef };
 
 export function locationRefKey(ref: LocationRef): string {
   return 'location_id' in ref ? `id:${ref.location_id}` : `ext:${ref.location.identifier_type}\0${ref.location.identifier_value}`;

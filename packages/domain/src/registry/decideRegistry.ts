@@ -1,19 +1,18 @@
+import type { ExternalLocationRef, RegisterChannelsPayload, RegisterLocationsPayload } from '@ingest/contracts/types';
 import type { CommandMeta, Reply } from '../commandMeta.ts';
 
-export interface LocationIdentifier {
-  identifier_type: string;
-  identifier_value: string;
-}
+/** An external identifier of a location (schemas/http/inventory-common.json). */
+export type LocationIdentifier = ExternalLocationRef;
 
 export interface RegisterLocationsCommand extends CommandMeta {
   kind: 'locations.register';
   /** location_id is always set: chosen by the gateway when the client omitted it (D3, D14). */
-  payload: { locations: Array<{ location_id: string; name: string; identifiers: LocationIdentifier[] }> };
+  payload: RegisterLocationsPayload;
 }
 
 export interface RegisterChannelsCommand extends CommandMeta {
   kind: 'channels.register';
-  payload: { channels: Array<{ channel_id: string; name: string }> };
+  payload: RegisterChannelsPayload;
 }
 
 export interface RegistryRow {

@@ -1,12 +1,11 @@
 import { Router, type Request, type Response } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
+import type { DailySnapshotRequest, RegisterChannelsRequest, RegisterLocationsRequest } from '@ingest/contracts/types';
 import { requireIngestSecret } from '../auth.ts';
 import { badRequest, unprocessable } from '../errors.ts';
 import { intake, type Intake } from '../intake.ts';
 import { submitCommand, type SubmitDeps } from '../submit.ts';
 import { businessDate, previousDate } from '@ingest/runtime';
-
-type Ext = { identifier_type: string; identifier_value: string };
 
 /**
  * Issue 12: the earliest snapshot_date accepted. The daily copy writes today's levels under that
@@ -18,10 +17,8 @@ export const MIN_SNAPSHOT_DATE = '2000-01-01';
 /** D14: the locations and channels registry, through the command log like every write (D1). */
 export function adminRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; businessTimezone: string }): Router {
   const router = Router();
-  const locationsBody = deps.schemas.validator<{ shop: string; locations: Array<{ location_id?: string; name: string; identifiers?: Ext[] }> }>(
-    'http/admin-locations.request.json',
-  );
-  const channelsBody = deps.schemas.validator<{ shop: string; channels: Array<{ channel_id?: string; name: string }> }>('http/admin-channels.request.json');
+  const locationsBody = deps.schemas.validator<RegisterLocationsRequest>('http/admin-locations.request.json');
+  const channelsBody = deps.schemas.validator<RegisterChannelsRequest>('http/admin-channels.request.json');
   const front = intake(requireIngestSecret(deps.ingestSecrets), deps);
 
   router.post('/api/admin/locations', ...front, async (req: Request, res: Response) => {
@@ -43,7 +40,7 @@ export function adminRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistr
     await submitCommand(deps, req, res, { kind: 'channels.register', shop: b.value.shop, payload: { channels } });
   });
 
-  const dailyBody = deps.schemas.validator<{ shop: string; snapshot_date?: string }>('http/admin-daily-snapshot.request.json');
+  const dailyBody = deps.schemas.validator<DailySnapshotRequest>('http/admin-daily-snapshot.request.json');
   // D16 on demand: the same command the daily scheduler appends, for one shop and date.
   router.post('/api/admin/daily-snapshot', ...front, async (req: Request, res: Response) => {
     const b = dailyBody(req.body);

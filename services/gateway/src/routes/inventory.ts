@@ -1,5 +1,13 @@
 import { Router, type Request, type Response } from 'express';
-import type { SchemaRegistry } from '@ingest/contracts';
+import type { SchemaRegistry, Validator } from '@ingest/contracts';
+import type {
+  InventoryAvailableAbsoluteLines,
+  InventoryAvailableDeltaLines,
+  InventoryAvailableRequest,
+  InventoryLevelsRequest,
+  InventorySnapshotLines,
+  InventorySnapshotRequest,
+} from '@ingest/contracts/types';
 import { QTY_FIELDS, type LevelsLine, type QtyField } from '@ingest/domain';
 import { requireIngestSecret } from '../auth.ts';
 import { badRequest, unprocessable } from '../errors.ts';
@@ -9,31 +17,31 @@ import { formatPath, inexactMessage } from '../exactNumbers.ts';
 import { businessDate, inventoryAsOf, locationRefOf, payloadHash } from '../inventoryInput.ts';
 import { submitCommand, type SubmitDeps } from '../submit.ts';
 
-type Ext = { identifier_type: string; identifier_value: string };
-interface InventoryBody {
-  shop: string;
-  source_system: string;
-  mode?: 'absolute' | 'delta';
-  location_id?: string;
-  location?: Ext;
-  lines: Array<Record<string, unknown>>;
-  inventory_as_of?: string;
-  idempotency_key?: string;
-}
+/** What the shared steps read of a body of endpoint 3, 4 or 5 (schemas/http/*.request.json). */
+type InventoryBody = Pick<InventorySnapshotRequest, 'shop' | 'source_system' | 'lines' | 'inventory_as_of' | 'idempotency_key'> &
+  Partial<Pick<InventoryAvailableRequest, 'mode'>>;
+/** Lines of endpoint 5 in either mode. */
+type AvailableLines = { lines: Array<InventoryAvailableAbsoluteLines['lines'][number] | InventoryAvailableDeltaLines['lines'][number]> };
+/** Levels lines are read field by field (normaliseLevelsLine) once their lines schema passed. */
+type LevelsLines = { lines: Array<Record<string, unknown>> };
 
 /** Endpoints 3, 4 and 5 (D11 statuses: top-level problems 400, line problems 422 invalid_payload). */
 export function inventoryRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; businessTimezone: string }): Router {
   const router = Router();
-  const v = (name: Parameters<SchemaRegistry['validator']>[0]) => deps.schemas.validator<InventoryBody>(name);
-  const snapshotBody = v('http/inventory-snapshot.request.json');
-  const snapshotLines = v('http/inventory-snapshot.lines.json');
-  const availableBody = v('http/inventory-available.request.json');
-  const availableLines = { absolute: v('http/inventory-available.absolute-lines.json'), delta: v('http/inventory-available.delta-lines.json') };
-  const levelsBody = v('http/inventory-levels.request.json');
-  const levelsLines = { absolute: v('http/inventory-levels.absolute-lines.json'), delta: v('http/inventory-levels.delta-lines.json') };
+  const s = deps.schemas;
+  const snapshotBody = s.validator<InventorySnapshotRequest>('http/inventory-snapshot.request.json');
+  const snapshotLines = s.validator<InventorySnapshotLines>('http/inventory-snapshot.lines.json');
+  const availableBody = s.validator<InventoryAvailableRequest>('http/inventory-available.request.json');
+  const availableLines = {
+    absolute: s.validator<AvailableLines>('http/inventory-available.absolute-lines.json'),
+    delta: s.validator<AvailableLines>('http/inventory-available.delta-lines.json'),
+  };
+  const levelsBody = s.validator<InventoryLevelsRequest>('http/inventory-levels.request.json');
+  const levelsLines = { absolute: s.validator<LevelsLines>('http/inventory-levels.absolute-lines.json'), delta: s.validator<LevelsLines>('http/inventory-levels.delta-lines.json') };
   const front = intake(requireIngestSecret(deps.ingestSecrets), deps);
 
-  const read = (req: Request, top: ReturnType<typeof v>, lines: (b: InventoryBody) => ReturnType<typeof v>): InventoryBody => {
+  /** The body (400 when its schema fails) and its lines (422 when their schema fails, D11). */
+  const read = <B extends InventoryBody, L>(req: Request, top: Validator<B>, lines: (b: B) => Validator<{ lines: L[] }>): { b: B; lines: L[] } => {
     const body = top(req.body);
     if (!body.ok) throw badRequest(body.failure.message);
     const checked = lines(body.value)({ lines: body.value.lines });
@@ -41,7 +49,7 @@ export function inventoryRoutes(deps: SubmitDeps & Intake & { schemas: SchemaReg
     // Issue 12: a quantity JSON parsing rounded (999999999999.99999999 reads as 1e12) is refused, never stored rounded.
     const rounded = inexactNumbersOf(req)[0];
     if (rounded) throw unprocessable('invalid_payload', inexactMessage(formatPath(rounded.path), rounded));
-    return body.value;
+    return { b: body.value, lines: checked.value.lines };
   };
 
   // The payload hash only serves D19's reuse warning, so only delta requests with a key pay for it.
@@ -54,27 +62,27 @@ export function inventoryRoutes(deps: SubmitDeps & Intake & { schemas: SchemaReg
 
   router.post('/api/ingest/inventory-snapshot', ...front, async (req: Request, res: Response) => {
     const now = deps.now();
-    const b = read(req, snapshotBody, () => snapshotLines);
+    const { b, lines } = read(req, snapshotBody, () => snapshotLines);
     const location = locationRefOf(b);
     const asOf = inventoryAsOf(b.inventory_as_of, now);
-    const payload = { location, snapshot_date: businessDate(asOf, deps.businessTimezone), lines: b.lines };
-    await submitCommand(deps, req, res, { kind: 'inventory.snapshot', shop: b.shop, payload, meta: meta(b, asOf, { location, lines: b.lines }), receivedAt: now });
+    const payload = { location, snapshot_date: businessDate(asOf, deps.businessTimezone), lines };
+    await submitCommand(deps, req, res, { kind: 'inventory.snapshot', shop: b.shop, payload, meta: meta(b, asOf, { location, lines }), receivedAt: now });
   });
 
   router.post('/api/ingest/inventory-available', ...front, async (req: Request, res: Response) => {
     const now = deps.now();
-    const b = read(req, availableBody, (body) => availableLines[body.mode ?? 'absolute']);
+    const { b, lines } = read(req, availableBody, (body) => availableLines[body.mode]);
     const location = locationRefOf(b);
     const asOf = inventoryAsOf(b.inventory_as_of, now);
-    const payload = { mode: b.mode, location, lines: b.lines };
+    const payload = { mode: b.mode, location, lines };
     await submitCommand(deps, req, res, { kind: 'inventory.available', shop: b.shop, payload, meta: meta(b, asOf, payload), receivedAt: now });
   });
 
   router.post('/api/inventory-levels/bulk-upsert', ...front, async (req: Request, res: Response) => {
     const now = deps.now();
-    const b = read(req, levelsBody, (body) => levelsLines[body.mode ?? 'absolute']);
+    const { b, lines: raw } = read(req, levelsBody, (body) => levelsLines[body.mode]);
     const delta = b.mode === 'delta';
-    const lines: LevelsLine[] = b.lines.map((raw, i) => normaliseLevelsLine(raw, i, delta));
+    const lines: LevelsLine[] = raw.map((line, i) => normaliseLevelsLine(line, i, delta));
     const asOf = inventoryAsOf(b.inventory_as_of, now);
     const payload = { mode: b.mode, lines };
     await submitCommand(deps, req, res, { kind: 'inventory.levels', shop: b.shop, payload, meta: meta(b, asOf, payload), receivedAt: now });

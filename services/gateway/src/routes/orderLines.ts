@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
+import type { OrderLinesBulkUpsertRequest } from '@ingest/contracts/types';
 import { BUSINESS_TIME, inBusinessTime, parseInstant, type RowProblem } from '@ingest/domain';
 import { requireIngestSecret } from '../auth.ts';
 import { badRequest } from '../errors.ts';
@@ -8,22 +9,12 @@ import { submitCommand, type SubmitDeps } from '../submit.ts';
 import { inexactNumbersOf } from '../body.ts';
 import { inexactMessage, type InexactNumber } from '../exactNumbers.ts';
 
-interface OrderLinesBody {
-  shop: string;
-  rows: unknown[];
-  dry_run?: boolean;
-  change_source?: string;
-  ingest_run_id?: string;
-  idempotency_key?: string;
-  changed_by_user_id?: string;
-}
-
 const ROWS_REQUIRED = 'rows[] required and non-empty';
 
 /** Endpoint 6: the request's shape here (400s of the spec); every row rule in the projector's decider (D20). */
 export function orderLineRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[] }): Router {
   const router = Router();
-  const body = deps.schemas.validator<OrderLinesBody>('http/order-lines.request.json');
+  const body = deps.schemas.validator<OrderLinesBulkUpsertRequest>('http/order-lines.request.json');
 
   router.post('/api/order-line-master/bulk-upsert', ...intake(requireIngestSecret(deps.ingestSecrets), deps), async (req: Request, res: Response) => {
     const b = body(req.body);

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import type { ProductInput, SchemaRegistry } from '@ingest/contracts';
+import type { SchemaRegistry } from '@ingest/contracts';
+import type { ProductInput, ProductsBulkUpsertRequest, ProductsIngestRequest, ProductsUpsertPayload } from '@ingest/contracts/types';
 import { requireCronSecret, requireIngestSecret } from '../auth.ts';
 import { badRequest } from '../errors.ts';
 import { submitCommand, type SubmitDeps } from '../submit.ts';
@@ -7,7 +8,7 @@ import { intake, type Intake } from '../intake.ts';
 import { inexactNumbersOf } from '../body.ts';
 import { formatPath, inexactMessage, type InexactNumber } from '../exactNumbers.ts';
 
-type Item = { product: ProductInput } | { rejected: { barcode: string; error: string } };
+type Item = ProductsUpsertPayload['items'][number];
 
 const REQUIRED_TEXT = 'barcode and product_name required';
 /** D27's code; an item error reads `unknown_field: color is not allowed`. */
@@ -16,8 +17,8 @@ const UNKNOWN_FIELD = 'unknown_field';
 /** Endpoints 1 and 2 run one command (D7); each item is checked alone and a bad one is reported, not fatal. */
 export function productRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; cronSecrets: string[] }): Router {
   const router = Router();
-  const bulkBody = deps.schemas.validator<{ products: unknown[] }>('http/products-bulk-upsert.request.json');
-  const ingestBody = deps.schemas.validator<{ shop: string; products: unknown[] }>('http/products-ingest.request.json');
+  const bulkBody = deps.schemas.validator<ProductsBulkUpsertRequest>('http/products-bulk-upsert.request.json');
+  const ingestBody = deps.schemas.validator<ProductsIngestRequest>('http/products-ingest.request.json');
   const product = deps.schemas.validator<ProductInput>('http/product.json');
 
   const toItems = (products: unknown[], inexact: InexactNumber[]): Item[] => {
