@@ -84,6 +84,9 @@ function problem(file: string, target: string): string | null {
   const path = decodeURIComponent(hash < 0 ? target : target.slice(0, hash));
   const anchor = hash < 0 ? null : decodeURIComponent(target.slice(hash + 1));
   const dest = path === '' ? file : resolve(dirname(file), path);
+  // The contract and DECISIONS live beside the repository (../shared), not in it: a clean clone
+  // elsewhere (CI) does not have them, so links that leave the repository are not followed.
+  if (relative(ROOT, dest).startsWith('..')) return null;
   if (!existsSync(dest)) return `${path} does not exist`;
   if (anchor === null) return null;
   if (!dest.endsWith('.md') || statSync(dest).isDirectory()) return `#${anchor} points into ${path}, which is not a markdown file`;
