@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka } from '@ingest/kafka';
 import { runProjector, type RunningProjector } from '@ingest/projector';
 import { silentLogger } from '@ingest/runtime';
-import { INGEST_SECRET, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
+import { INGEST_SECRET, post, startPipeline, TEST_FETCH_WAIT_MS, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
 // Issue 15 item 6: PROJECTOR_ROLES splits what a projector process runs, so a deployment can scale
 // the appliers apart from one process that relays, schedules and prunes.
@@ -33,7 +33,7 @@ describe('PROJECTOR_ROLES', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await unpublished()).toBeGreaterThan(0);
 
-    others = await runProjector({ ...p.env, PROJECTOR_ROLES: 'relay,scheduler,pruner' }, silentLogger());
+    others = await runProjector({ ...p.env, PROJECTOR_ROLES: 'relay,scheduler,pruner' }, silentLogger(), { fetchWaitMs: TEST_FETCH_WAIT_MS });
     expect(others.roles).toEqual(['relay', 'scheduler', 'pruner']);
     await waitFor(async () => (await unpublished()) === 0, 15_000, 'the relay-only process publishing the outbox');
     const ready = await others.readiness();

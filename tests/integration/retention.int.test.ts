@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka } from '@ingest/kafka';
 import { runProjector } from '@ingest/projector';
 import { silentLogger } from '@ingest/runtime';
-import { INGEST_SECRET, get, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
+import { INGEST_SECRET, get, post, startPipeline, TEST_FETCH_WAIT_MS, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
 // Issue 11, finding 7: agent_runtime grew forever, and exactly-once (D4) depended on keeping every
 // marker because a new consumer group re-reads the log from offset 0. Now the partition's applied
@@ -65,7 +65,7 @@ describe('bounded state (issue 11)', () => {
     // The consumer group reset to the earliest offset, with no markers left: the positions hold.
     await p.stopProjector();
     const groupId = `test-${p.id}-reset-${randomUUID().slice(0, 6)}`;
-    const fresh = await runProjector({ ...p.env, PROJECTOR_GROUP_ID: groupId }, silentLogger());
+    const fresh = await runProjector({ ...p.env, PROJECTOR_GROUP_ID: groupId }, silentLogger(), { fetchWaitMs: TEST_FETCH_WAIT_MS });
     try {
       // Finding 6: ready once it has joined its group (and reaches PostgreSQL and its LISTEN connection).
       await waitFor(async () => Object.values(await fresh.readiness()).every(Boolean), 30_000, 'the new projector ready');

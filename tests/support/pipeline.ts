@@ -8,6 +8,12 @@ import { readKafkaSecurity, silentLogger, type Logger } from '@ingest/runtime';
 
 export const INGEST_SECRET = 'test-ingest-secret';
 export const CRON_SECRET = 'test-cron-secret';
+/**
+ * The projectors' fetch wait in tests: a stop waits out the fetch in flight (kafkajs' default is
+ * 5 s), and the integration tier stops dozens of projectors. Fetches still return at once when
+ * commands arrive, so only the stops get shorter.
+ */
+export const TEST_FETCH_WAIT_MS = 250;
 
 export interface TestPipeline {
   id: string;
@@ -89,7 +95,7 @@ export async function startPipeline(
       return g;
     },
     startProjector: async () => {
-      p.projector = await runProjector(env, log);
+      p.projector = await runProjector(env, log, { fetchWaitMs: TEST_FETCH_WAIT_MS });
       return p.projector;
     },
     stopProjector: async () => {

@@ -20,6 +20,8 @@ export interface ProjectorDeps {
   partitionsConsumedConcurrently?: number;
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
+  /** How long a fetch waits for new commands (kafkajs default 5 s); stopping waits for it too. */
+  fetchWaitMs?: number;
   /** Tries of a command that fails for a reason retrying will not fix, before it is parked (default 3). */
   maxAttempts?: number;
   /** First backoff between tries (doubles; transient errors are retried without bound, up to 5 s apart). */
@@ -270,6 +272,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     partitionsConsumedConcurrently: deps.partitionsConsumedConcurrently ?? 3,
     ...(deps.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: deps.sessionTimeoutMs }),
     ...(deps.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: deps.heartbeatIntervalMs }),
+    ...(deps.fetchWaitMs === undefined ? {} : { maxWaitTimeMs: deps.fetchWaitMs }),
     eachBatch: async (messages, ctx) => {
       // A partition may have moved to another member since it was last seen here.
       const first = messages[0];

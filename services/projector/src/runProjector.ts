@@ -38,7 +38,13 @@ export type ProjectorRole = 'apply' | 'relay' | 'scheduler' | 'pruner';
 export async function runProjector(
   env: NodeJS.ProcessEnv,
   log: Logger,
-  opts: { registry?: Registry; /** The process's one LISTEN connection, when shared with a gateway. */ listener?: Listener } = {},
+  opts: {
+    registry?: Registry;
+    /** The process's one LISTEN connection, when shared with a gateway. */
+    listener?: Listener;
+    /** The consumer's fetch wait (default 5 s), which a stop waits out: the integration tests stop many projectors. */
+    fetchWaitMs?: number;
+  } = {},
 ): Promise<RunningProjector> {
   const common = readCommonConfig(env);
   setFailpoints(common.failpoints);
@@ -84,6 +90,7 @@ export async function runProjector(
     retryBackoffMs: setting(env, 'PROJECTOR_RETRY_BACKOFF'),
     groupMaxCommands: setting(env, 'PROJECTOR_GROUP_COMMANDS'),
     groupMaxBytes: setting(env, 'PROJECTOR_GROUP_BYTES'),
+    ...(opts.fetchWaitMs === undefined ? {} : { fetchWaitMs: opts.fetchWaitMs }),
   });
   const timeZone = setting(env, 'BUSINESS_TIMEZONE');
   const scheduler = !runs('scheduler') ? null : startDailyScheduler({
