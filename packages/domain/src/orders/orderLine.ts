@@ -1,3 +1,5 @@
+import type { OrderLineRow } from '@ingest/contracts/types';
+
 /** The fields of an order line a client sends (spec: Order line), in the order logs list them. */
 export const ORDER_LINE_FIELDS = [
   'barcode',
@@ -16,38 +18,21 @@ export const ORDER_LINE_FIELDS = [
   'refund_amount',
   'refunded_at',
   'refund_reason',
-] as const;
+] as const satisfies ReadonlyArray<keyof OrderLineRow>;
 export type OrderLineField = (typeof ORDER_LINE_FIELDS)[number];
 
-export const KEY_FIELDS = ['source_system', 'transaction_id', 'transaction_line_id', 'line_instance_no'] as const;
+export const KEY_FIELDS = ['source_system', 'transaction_id', 'transaction_line_id', 'line_instance_no'] as const satisfies ReadonlyArray<keyof OrderLineRow>;
 
-/** A valid order line as stored in public.order_line_master. */
-export interface OrderLine {
+/**
+ * A valid order line as stored in public.order_line_master: the row of schemas/http/order-line.json
+ * with every optional field present (null when the client left it out), its id, shop and times.
+ */
+export type OrderLine = { [K in keyof OrderLineRow]-?: Exclude<OrderLineRow[K], undefined> } & {
   order_line_id: string;
   shop: string;
-  source_system: string;
-  transaction_id: string;
-  transaction_line_id: string;
-  line_instance_no: number;
-  barcode: string;
-  ordered_at: string;
-  currency: string;
-  is_test: boolean;
-  channel_id: string;
-  location_id: string;
-  customer_id: string | null;
-  gross_amount_taxincl: number;
-  discount_amount_taxincl: number;
-  net_amount_taxincl: number;
-  net_amount_taxexcl: number;
-  tax_amount: number;
-  tax_rate: number;
-  refund_amount: number;
-  refunded_at: string | null;
-  refund_reason: string | null;
   created_at: string;
   updated_at: string;
-}
+};
 
 export function orderLineKey(l: Pick<OrderLine, (typeof KEY_FIELDS)[number]>): string {
   return [l.source_system, l.transaction_id, l.transaction_line_id, String(l.line_instance_no)].join('\0');

@@ -1,22 +1,15 @@
-/** A product as stored in public.products (the fields the decider reads and writes). */
-export interface Product {
+import type { ProductInput } from '@ingest/contracts/types';
+
+/**
+ * A product as stored in public.products (the fields the decider reads and writes): the item of
+ * schemas/http/product.json with every field present (null or the default when left out).
+ */
+export type Product = { [K in keyof ProductInput]-?: Exclude<ProductInput[K], undefined> } & {
   product_id: string;
   shop: string;
-  barcode: string;
-  product_name: string;
-  sku: string | null;
-  variant_name: string | null;
-  brand: string | null;
-  category_l1: string | null;
-  category_l2: string | null;
-  category_l3: string | null;
-  current_price: number | null;
-  current_cost: number | null;
-  currency: string | null;
-  is_active: boolean;
   created_at: string;
   updated_at: string;
-}
+};
 
 /** The fields a client can write, in a stable order (logs list changed fields in this order). */
 export const PRODUCT_FIELDS = [
