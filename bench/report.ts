@@ -5,6 +5,7 @@ import type { B4Result } from './b4-e2e.ts';
 import type { B5Result } from './b5-replay.ts';
 import type { B6Result } from './b6-e2e.ts';
 import type { B7Result } from './b7-fair.ts';
+import type { B8Result } from './b8-scale.ts';
 
 export interface Results {
   commit: string;
@@ -32,6 +33,7 @@ export interface Results {
   B6?: B6Result | null;
   B4?: B4Result | null;
   B7?: B7Result | null;
+  B8?: B8Result | null;
   /** Benches this run did not measure, kept from an earlier run: the commit and date they were measured at. */
   carried_over?: Record<string, { commit: string; date: string }>;
   errors: Record<string, string>;
@@ -88,6 +90,7 @@ export function targetsOf(r: Results): Target[] {
     t('B4', '202 fallbacks at 50% of capacity', r.B4?.fallbacks_202_at_half ?? undefined, '= 0', (v) => v === 0),
     t('B7', "quiet shops' reply p99 with a noisy shop at 10× capacity / without it", r.B7?.p99_ratio ?? undefined, '<= 1.5', (v) => v <= 1.5),
     t('B7', 'noisy shop: only 200/202 or 429 with Retry-After (no 5xx)', r.B7 ? (r.B7.noisy_only_429_with_retry_after ? 1 : 0) : undefined, '= 1 (true)', (v) => v === 1),
+    t('B8', 'scale-out on three brokers: every accepted snapshot stored, every 200 with its counts (joins and leaves included)', r.B8 ? (r.B8.nothing_lost ? 1 : 0) : undefined, '= 1 (true)', (v) => v === 1),
   ];
 }
 
@@ -250,10 +253,46 @@ export function renderMarkdown(r: Results): string {
     }
     L.push('', `Quiet shops' p99 by round: ${b.phases.map((ph) => `${ph.name} ${ph.quiet_p99_ms_by_round.map((v) => fmt(v)).join(' / ')} ms`).join('; ')}. By shop: ${b.phases.map((ph) => `${ph.name} ${Object.values(ph.quiet.p99_ms_by_shop).map((v) => fmt(v)).join(' / ')} ms`).join('; ')}. p99 with / without the noisy shop: ${fmt(b.p99_ratio ?? undefined)}.`, '');
   }
+  if (r.B8) L.push(...b8Section(r.B8));
   if (Object.keys(r.errors).length) {
     L.push('## Errors', '');
     for (const [k, v] of Object.entries(r.errors)) L.push(`### ${k}`, '', '```', v, '```', '');
   }
   L.push('## Settings', '', '```json', JSON.stringify(r.settings, null, 2), '```', '');
   return L.join('\n');
+}
+
+function b8Section(b: B8Result): string[] {
+  const s = b.settings;
+  const L = ['## B8 scale-out on a three-broker cluster', ''];
+  L.push(
+    `A ${s.cluster_size}-node KRaft cluster of the bench's own (Kafka ${b.kafka_version}, ${b.cluster.brokers.join(', ')}, started in ${fmt(b.cluster.started_seconds)} s), commands topic with ${s.partitions} partitions at replication ${s.replication_factor}, min ISR ${s.min_insync_replicas}; producer acks=all, idempotent. ` +
+      `Gateways and projectors are separate processes (\`services/*/src/main.ts\`, as deployed), one consumer group; projector 1 runs every role, the others \`PROJECTOR_ROLES=apply\`. ` +
+      `${b.shops.length} shops, ${Math.ceil(b.shops.length / s.partitions)} on each partition (${b.shops.map((x) => x.partition).join(', ')}), each with ${b.shops[0]?.locations ?? 0} location(s) and ${s.lines_per_request} products. ` +
+      `Closed loop: ${s.clients} clients, each on a location of its own, each sending the next ${s.lines_per_request}-line inventory snapshot (every line changed) when its reply arrives, round-robin over the gateways; ${s.warmup_seconds} s of warm-up, then a ${s.seconds} s window. ` +
+      `Lag: commands appended but not committed by the group, sampled every ${s.lag_sample_ms / 1000} s. CPU: utime + stime from /proc/<pid>/stat over the window, in cores (1.0 = one core busy) and as a share of the machine's ${b.cores} cores; "postgres (all)" is every postgres process on the machine and "machine" is /proc/stat: both include other work on the shared machine, as does the load average ("other processes" = machine − everything listed; load average before B8 started: ${b.loadavg_before.join(' / ')}).`,
+    '',
+  );
+  L.push(
+    '| configuration | requests | accepted lines/s | p50 ms | p99 ms | max ms | statuses | lag max / mean | partitions per projector | gateways cores | projectors cores | brokers cores | (gw + proj + brokers) / machine | load generator cores | postgres (all) cores | machine busy cores | load average (1/5/15 min, end) |',
+    '|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+  );
+  for (const c of b.configs)
+    L.push(
+      `| ${c.name} | ${c.requests} | ${fmt(c.accepted_lines_per_s)} | ${fmt(c.p50_ms)} | ${fmt(c.p99_ms)} | ${fmt(c.max_ms)} | ${JSON.stringify(c.statuses)} | ${c.lag_max ?? '–'} / ${fmt(c.lag_mean ?? undefined)} | ${c.assignment.join(' + ')} | ${fmt(c.cpu.gateways_cores)} | ${fmt(c.cpu.projectors_cores)} | ${fmt(c.cpu.brokers_cores)} | ${fmt(c.cpu.pipeline_and_brokers_share * 100)} % | ${fmt(c.cpu.load_generator_cores)} | ${fmt(c.cpu.postgres_all_cores)} | ${fmt(c.cpu.other_processes_cores)} | ${fmt(c.cpu.machine_busy_cores)} | ${c.loadavg_end.join(' / ')} |`,
+    );
+  L.push('');
+  if (b.events.length) {
+    L.push(
+      'Rebalances under load (2 + 2 load; the third projector started, then stopped with SIGTERM). Stall: the longest gap between two reply completions from the event until the group had settled + 2 s, against the longest gap in the steady window before the join. Settled: the group (admin describeGroups, polled every 100 ms) Stable again with every partition assigned.',
+      '',
+      '| event | longest stall in replies ms | steady longest gap ms (p99 gap) | slowest reply ms (steady p99) | group left Stable after ms | settled after ms | process ms | replies per second from -5 s to +15 s |',
+      '|---|---:|---:|---:|---:|---:|---:|---|',
+    );
+    for (const e of b.events)
+      L.push(`| ${e.kind} | ${fmt(e.stall_ms)} | ${fmt(e.steady_max_gap_ms)} (${fmt(e.steady_p99_gap_ms)}) | ${fmt(e.max_reply_ms)} (${fmt(e.steady_p99_reply_ms)}) | ${e.rebalance_seen_after_ms ?? 'not seen'} | ${e.settled_after_ms ?? '**not settled**'} | ${fmt(e.process_ms)} | ${e.completions_per_s.join(' ')} |`);
+    L.push('', '(process ms: join = spawn until /readyz 200, i.e. the member has joined; leave = SIGTERM until the process exited.)', '');
+  }
+  L.push(`Accepted snapshots ${fmt(b.accepted)}, results stored ${fmt(b.stored)}; nothing lost: ${b.nothing_lost ? 'yes' : '**no**'}. Service logs: \`${b.log_dir}\`.`, '');
+  return L;
 }

@@ -1,4 +1,5 @@
-// `npm run bench`: B1 projector apply, B2 gateway, B5 replay, B6 and B4 end to end, B7 fair admission; writes bench/results/latest.{json,md}.
+// `npm run bench`: B1 projector apply, B2 gateway, B5 replay, B6 and B4 end to end, B7 fair admission (B8 scale-out
+// on a three-node cluster only when BENCH_ONLY names it); writes bench/results/latest.{json,md}.
 // Sequential on purpose (2-core machines): one thing measured at a time. Not part of `npm test`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { runB4, type B4Result } from './b4-e2e.ts';
 import { runB5, type B5Result } from './b5-replay.ts';
 import { runB6, type B6Result } from './b6-e2e.ts';
 import { runB7, type B7Result } from './b7-fair.ts';
+import { runB8, type B8Result } from './b8-scale.ts';
 import { renderMarkdown, targetsOf, type Results } from './report.ts';
 import { ADMIN_URL, createBenchDatabase, dropBenchDatabases, prepareTemplate, serverSettings } from './lib/db.ts';
 import { gitHead, machine, packageVersion, round, say } from './lib/util.ts';
@@ -87,6 +89,22 @@ const settings = {
     shop_rate_fraction: 0.1,
     drain_timeout_s: envInt(env, 'BENCH_B7_DRAIN_SECONDS', 60, 1),
   },
+  b8: {
+    cluster_size: 3,
+    base_port: envInt(env, 'BENCH_B8_BASE_PORT', 39092, 1024),
+    replication_factor: 3,
+    min_insync_replicas: 2,
+    partitions: envInt(env, 'BENCH_B8_PARTITIONS', 6, 3),
+    shops: envInt(env, 'BENCH_B8_SHOPS', 12, 1),
+    clients: envInt(env, 'BENCH_B8_CLIENTS', 16, 1),
+    lines_per_request: envInt(env, 'BENCH_B8_LINES', 200, 1),
+    seconds: envInt(env, 'BENCH_B8_SECONDS', quick ? 8 : 30, 2),
+    warmup_seconds: envInt(env, 'BENCH_B8_WARMUP_SECONDS', quick ? 2 : 5, 0),
+    steady_before_join_seconds: envInt(env, 'BENCH_B8_STEADY_SECONDS', quick ? 5 : 10, 2),
+    after_leave_seconds: 15,
+    lag_sample_ms: 1000,
+    configurations: [[1, 1], [2, 2], [2, 3]] as Array<[number, number]>,
+  },
   b2_through_kafka: env['BENCH_B2_KAFKA'] !== '0',
 };
 /** B4's capacity when B6 does not run: --capacity=N or BENCH_B4_CAPACITY (lines/s), else 10,000. */
@@ -111,6 +129,7 @@ let b6: B6Result | undefined;
 let property: PropertyRun | undefined;
 let b4: B4Result | undefined;
 let b7: B7Result | undefined;
+let b8: B8Result | undefined;
 const errors: Record<string, string> = {};
 const admin = createPool({ connectionString: ADMIN_URL, max: 1, applicationName: 'ingest-bench' });
 const pgSettings = await admin.connect().then(async (c) => serverSettings(c).finally(() => c.release()));
@@ -207,6 +226,16 @@ try {
       say(`B7 failed: ${errors['B7']}`);
     }
   }
+
+  if (only.has('b8')) {
+    // B8 runs on a three-node cluster of its own (never the shared broker), started and stopped by it.
+    try {
+      b8 = await runB8(settings.b8, id);
+    } catch (err) {
+      errors['B8'] = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      say(`B8 failed: ${errors['B8']}`);
+    }
+  }
 } finally {
   const dropped = await dropBenchDatabases().catch((err: unknown) => (say(`could not drop bench databases: ${String(err)}`), []));
   say(`dropped ${dropped.join(', ') || 'no databases'}`);
@@ -237,11 +266,12 @@ const results = {
   B6: b6 ? { ...b6 } : null,
   B4: b4 ? { ...b4 } : null,
   B7: b7 ? { ...b7 } : null,
+  B8: b8 ? { ...b8 } : null,
   errors,
 };
 // Benches not selected by BENCH_ONLY keep their earlier figures (a smoke run into BENCH_RESULTS_DIR too).
 const carried: Record<string, { commit: string; date: string }> = {};
-for (const key of ['B1', 'B2', 'B5', 'B6', 'B4', 'B7'] as const) {
+for (const key of ['B1', 'B2', 'B5', 'B6', 'B4', 'B7', 'B8'] as const) {
   const earlier = previous?.[key];
   if (only.has(key.toLowerCase()) || (key === 'B1' && b1Parts) || earlier == null) continue;
   (results as Record<string, unknown>)[key] = earlier;
