@@ -4,8 +4,8 @@
 // that .deb from deb.debian.org (pinned version and SHA-256), extracts usr/bin/promtool with
 // dpkg-deb (or ar + tar) and caches it under .tools/promtool/. Where the pinned build does not fit
 // (another architecture, or Debian has replaced it in its pool) the package comes from
-// `apt-get download prometheus` (no root needed, but an apt index). A promtool named in PROMTOOL is
-// used as is; nothing is fetched then.
+// `apt-get download prometheus` (no root needed, but an apt index). Elsewhere than Linux, the
+// promtool on PATH is used (e.g. Homebrew's `prometheus`).
 //
 //   node scripts/promtool.ts              prints the path of promtool, fetching it first if needed
 //   import { promtoolPath } from …        the same, from a test
@@ -50,7 +50,7 @@ function fetchWithApt(file: string): void {
   const work = dirname(file);
   const r = spawnSync('apt-get', ['download', 'prometheus'], { cwd: work, stdio: ['ignore', 'inherit', 'inherit'] });
   const got = r.status === 0 ? readdirSync(work).find((f) => f.startsWith('prometheus_') && f.endsWith('.deb')) : undefined;
-  if (!got) fail(`apt-get download prometheus failed: install Prometheus' promtool and set PROMTOOL to its path`);
+  if (!got) fail(`apt-get download prometheus failed (no apt, or no index: apt-get update); no other source is tried`);
   renameSync(join(work, got), file);
 }
 
@@ -64,14 +64,12 @@ function extract(deb: string, into: string): void {
   if (spawnSync('tar', ['-xf', data, './usr/bin/promtool'], { cwd: into, stdio: 'inherit' }).status !== 0) fail(`tar could not unpack ${data}`);
 }
 
-/** The path of a working promtool: $PROMTOOL, or the cached one, fetched from Debian on first use. */
+/** The path of a working promtool: the cached one, fetched from Debian on first use (Linux); else the one on PATH. */
 export async function promtoolPath(): Promise<string> {
-  const given = process.env['PROMTOOL'];
-  if (given) {
-    if (!works(given)) fail(`PROMTOOL=${given} does not run`);
-    return given;
+  if (process.platform !== 'linux') {
+    if (works('promtool')) return 'promtool';
+    fail(`Debian builds it for Linux only: install Prometheus' promtool on PATH`);
   }
-  if (process.platform !== 'linux') fail(`Debian builds it for Linux only: install Prometheus' promtool and set PROMTOOL to its path`);
   const pinned = PINNED[arch()];
   const dir = join(root, '.tools', 'promtool', pinned ? `${VERSION}-${arch()}` : `apt-${arch()}`);
   const bin = join(dir, 'promtool');
