@@ -274,8 +274,8 @@ function b8Section(b: B8Result): string[] {
     '',
   );
   L.push(
-    '| configuration | requests | accepted lines/s | p50 ms | p99 ms | max ms | statuses | lag max / mean | partitions per projector | gateways cores | projectors cores | brokers cores | (gw + proj + brokers) / machine | load generator cores | postgres (all) cores | machine busy cores | load average (1/5/15 min, end) |',
-    '|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| configuration | requests | accepted lines/s | p50 ms | p99 ms | max ms | statuses | lag max / mean | partitions per projector | gateways cores | projectors cores | brokers cores | (gw + proj + brokers) / machine | load generator cores | postgres (all) cores | other processes cores | machine busy cores | load average (1/5/15 min, end) |',
+    '|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   );
   for (const c of b.configs)
     L.push(
