@@ -42,7 +42,7 @@ export async function runProjector(
     registry?: Registry;
     /** The process's one LISTEN connection, when shared with a gateway. */
     listener?: Listener;
-    /** The consumer's fetch wait (default 5 s), which a stop waits out: the integration tests stop many projectors. */
+    /** The consumer's fetch wait (default PROJECTOR_FETCH_WAIT), which a stop waits out: the integration tests stop many projectors. */
     fetchWaitMs?: number;
   } = {},
 ): Promise<RunningProjector> {
@@ -90,7 +90,7 @@ export async function runProjector(
     retryBackoffMs: setting(env, 'PROJECTOR_RETRY_BACKOFF'),
     groupMaxCommands: setting(env, 'PROJECTOR_GROUP_COMMANDS'),
     groupMaxBytes: setting(env, 'PROJECTOR_GROUP_BYTES'),
-    ...(opts.fetchWaitMs === undefined ? {} : { fetchWaitMs: opts.fetchWaitMs }),
+    fetchWaitMs: opts.fetchWaitMs ?? setting(env, 'PROJECTOR_FETCH_WAIT'),
   });
   const timeZone = setting(env, 'BUSINESS_TIMEZONE');
   const scheduler = !runs('scheduler') ? null : startDailyScheduler({
