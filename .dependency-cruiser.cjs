@@ -6,7 +6,13 @@
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    { name: 'no-cycle', severity: 'error', comment: 'A cycle of imports (type-only included) tangles modules: split out what both sides need.', from: {}, to: { circular: true } },
+    {
+      name: 'no-cycle',
+      severity: 'error',
+      comment: 'A cycle of imports (type-only included) tangles modules: split out what both sides need.',
+      from: {},
+      to: { circular: true },
+    },
     {
       name: 'domain-is-pure',
       severity: 'error',
@@ -48,7 +54,11 @@ module.exports = {
     exclude: { path: '(^|/)(node_modules|\\.tools|\\.data|deploy/kafka/libs)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.mjs', '.js', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.mjs', '.js', '.json'],
+    },
     combinedDependencies: true,
   },
 };

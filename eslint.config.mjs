@@ -3,7 +3,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.tools/**', '.data/**', 'deploy/kafka/libs/**', 'packages/contracts/src/generated/**', 'scripts/bootstrap.mjs', 'eslint.config.mjs', '.dependency-cruiser.cjs'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '.tools/**',
+      '.data/**',
+      'deploy/kafka/libs/**',
+      'packages/contracts/src/generated/**',
+      'scripts/bootstrap.mjs',
+      'eslint.config.mjs',
+      '.dependency-cruiser.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -26,16 +37,28 @@ export default tseslint.config(
           // Hashing is pure computation (derived ids, D3); nothing else of node:crypto (no random).
           paths: [{ name: 'node:crypto', allowImportNames: ['createHash'], message: 'domain is pure: only createHash (derived ids, D3)' }],
           patterns: [
-            { group: ['node:*', '!node:crypto', 'fs', 'path', 'crypto', 'http', 'os', 'child_process'], message: 'domain is pure: no I/O (STYLE.md)' },
-            { group: ['kafkajs', 'pg', 'express', 'pino', 'prom-client', '@ingest/db', '@ingest/kafka', '@ingest/runtime'], message: 'domain is pure: adapters live outside (STYLE.md)' },
+            {
+              group: ['node:*', '!node:crypto', 'fs', 'path', 'crypto', 'http', 'os', 'child_process'],
+              message: 'domain is pure: no I/O (STYLE.md)',
+            },
+            {
+              group: ['kafkajs', 'pg', 'express', 'pino', 'prom-client', '@ingest/db', '@ingest/kafka', '@ingest/runtime'],
+              message: 'domain is pure: adapters live outside (STYLE.md)',
+            },
           ],
         },
       ],
       'no-restricted-syntax': [
         'error',
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'domain has no clock: time arrives on the command (D3)' },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'domain has no clock: time arrives on the command (D3)',
+        },
         { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'domain has no clock (D3)' },
-        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'domain draws no random values (D3)' },
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+          message: 'domain draws no random values (D3)',
+        },
       ],
     },
   },

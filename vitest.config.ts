@@ -18,7 +18,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['packages/**/*.unit.test.ts', 'services/**/*.unit.test.ts', 'tests/deploy/**/*.unit.test.ts', 'tests/docs/**/*.unit.test.ts'],
+          include: [
+            'packages/**/*.unit.test.ts',
+            'services/**/*.unit.test.ts',
+            'tests/deploy/**/*.unit.test.ts',
+            'tests/docs/**/*.unit.test.ts',
+          ],
           environment: 'node',
         },
       },

@@ -172,13 +172,15 @@ async function measureB1(
     }
     const ms = performance.now() - t0;
     const wal = await walBytesSince(admin, lsn);
-    const counts = (await (pool === svc ? admin : floorDb!.admin).query<{ logs: number; outbox: number; status: number }>(
-      `SELECT (SELECT count(*) FROM sot.inventory_update_logs WHERE command_id = $1)::int
+    const counts = (
+      await (pool === svc ? admin : floorDb!.admin).query<{ logs: number; outbox: number; status: number }>(
+        `SELECT (SELECT count(*) FROM sot.inventory_update_logs WHERE command_id = $1)::int
             + (SELECT count(*) FROM public.order_line_master_update_logs WHERE command_id = $1)::int AS logs,
               (SELECT count(*) FROM agent_runtime.outbox WHERE command_id = $1)::int AS outbox,
               (SELECT status_code FROM agent_runtime.command_results WHERE command_id = $1) AS status`,
-      [commandId],
-    )).rows[0]!;
+        [commandId],
+      )
+    ).rows[0]!;
     if (counts.status !== 200) throw new Error(`${pool === svc ? 'projector' : 'floor'} answered ${counts.status} to a bench command`);
     const sql = [...times.byPhase.values()].reduce((a, b) => a + b, 0);
     const phases = Object.fromEntries(times.byPhase);
@@ -199,7 +201,8 @@ async function measureB1(
     const decodeMs = performance.now() - d0;
     if (!decoded.ok) throw new Error(`bench command does not decode: ${decoded.error}`);
     const sample = await timedTx(svc, c.command_id, async (tx) => {
-      if ((await applyCommand(tx, decoded.command, at, { sideEffects: { topics: TOPICS } })) !== 'applied') throw new Error('command was already applied');
+      if ((await applyCommand(tx, decoded.command, at, { sideEffects: { topics: TOPICS } })) !== 'applied')
+        throw new Error('command was already applied');
     });
     return { ...sample, decodeMs };
   };
@@ -234,7 +237,12 @@ async function measureB1(
     label: string,
     nRows: number,
     build: (s: Scenario, i: number, who: 'projector' | 'bare') => { command?: Command; rows: Rows },
-    others: { floor: boolean; bare?: (rows: Rows, client: PoolClient) => Promise<void>; copy?: (rows: Rows, client: PoolClient) => Promise<void>; copyTable?: string },
+    others: {
+      floor: boolean;
+      bare?: (rows: Rows, client: PoolClient) => Promise<void>;
+      copy?: (rows: Rows, client: PoolClient) => Promise<void>;
+      copyTable?: string;
+    },
   ): Promise<{ result: B1KindResult; commandIds: string[] }> => {
     const empty = (): Record<Path, Sample[]> => ({ projector: [], floor: [], bare_upsert: [], copy_floor: [] });
     const samples = Object.fromEntries(SCENARIOS.map((s) => [s, empty()]));
@@ -258,7 +266,9 @@ async function measureB1(
           got.copy_floor = await baseline(b.rows, others.copy, `TRUNCATE ${others.copyTable}`);
         }
         const ms = (path: Path) => (got[path] ? `, ${path} ${got[path].ms.toFixed(0)} ms` : '');
-        say(`B1 ${label} ${s} #${i}${warm ? ' (warm-up)' : ''}: projector ${got.projector!.ms.toFixed(0)} ms (${got.projector!.logRows} logs)${ms('floor')}${ms('bare_upsert')}${ms('copy_floor')}`);
+        say(
+          `B1 ${label} ${s} #${i}${warm ? ' (warm-up)' : ''}: projector ${got.projector!.ms.toFixed(0)} ms (${got.projector!.logRows} logs)${ms('floor')}${ms('bare_upsert')}${ms('copy_floor')}`,
+        );
         if (warm) continue;
         for (const [path, sample] of Object.entries(got)) samples[s]![path as Path].push(sample);
       }
@@ -289,16 +299,40 @@ async function measureB1(
   if (floorDb) {
     const edge = edgeSequence(EDGE_SHOP);
     for (const step of edge.steps) await applyBoth(step, nextPosition(), svc, floorDb.svc, TOPICS);
-    const v = await compareFloor('edge cases: D6a repeats, D15b stale, D16/D16b daily rows, D18 events, unresolved, resend', admin, floorDb.admin, EDGE_SHOP, edge.steps.length);
+    const v = await compareFloor(
+      'edge cases: D6a repeats, D15b stale, D16/D16b daily rows, D18 events, unresolved, resend',
+      admin,
+      floorDb.admin,
+      EDGE_SHOP,
+      edge.steps.length,
+    );
     verifications.push(v);
-    say(`B1 floor verification (edge cases, ${edge.steps.length} commands): ${v.identical ? 'rows identical' : `ROWS DIFFER: ${JSON.stringify(v.tables.filter((t) => !t.identical))}`}`);
+    say(
+      `B1 floor verification (edge cases, ${edge.steps.length} commands): ${v.identical ? 'rows identical' : `ROWS DIFFER: ${JSON.stringify(v.tables.filter((t) => !t.identical))}`}`,
+    );
     // The floor statement's plan on the preloaded model (a rolled-back run of a full command).
     const c = await floorDb.admin.connect();
     try {
-      const probe = snapshotCommand(SHOP, world.preloaded[0]!, Array.from({ length: settings.snapshotLines }, (_, k) => ({ barcode: barcodeOf(k + 1), on_hand_qty: 7 + (k % 13), available_qty: 5 + (k % 13) })));
-      const plan = await explainLoad(c, 'floor: the one statement (EXPLAIN ANALYZE, rolled back)', FLOOR_SQL, floorParams(probe, TOPICS), BIG_TABLES);
+      const probe = snapshotCommand(
+        SHOP,
+        world.preloaded[0]!,
+        Array.from({ length: settings.snapshotLines }, (_, k) => ({
+          barcode: barcodeOf(k + 1),
+          on_hand_qty: 7 + (k % 13),
+          available_qty: 5 + (k % 13),
+        })),
+      );
+      const plan = await explainLoad(
+        c,
+        'floor: the one statement (EXPLAIN ANALYZE, rolled back)',
+        FLOOR_SQL,
+        floorParams(probe, TOPICS),
+        BIG_TABLES,
+      );
       plans.push(plan);
-      say(`B1 floor plan: ${plan.node_types.join(', ')}${plan.seq_scan_on_big_table ? '  <-- SEQ SCAN OF A BIG TABLE' : ''} (${plan.execution_ms} ms)`);
+      say(
+        `B1 floor plan: ${plan.node_types.join(', ')}${plan.seq_scan_on_big_table ? '  <-- SEQ SCAN OF A BIG TABLE' : ''} (${plan.execution_ms} ms)`,
+      );
     } finally {
       c.release();
     }
@@ -310,9 +344,16 @@ async function measureB1(
   const L = settings.snapshotLines;
   const last: Record<'projector' | 'bare', SnapshotLine[]> = { projector: [], bare: [] };
   const snapshotLines = (s: Scenario, i: number, who: 'projector' | 'bare'): SnapshotLine[] => {
-    const base = Array.from({ length: L }, (_, k) => ({ barcode: barcodeOf(k + 1), on_hand_qty: 1000 * (i + 1) + (k % 50), available_qty: 1000 * (i + 1) + (k % 50) - 1 }));
+    const base = Array.from({ length: L }, (_, k) => ({
+      barcode: barcodeOf(k + 1),
+      on_hand_qty: 1000 * (i + 1) + (k % 50),
+      available_qty: 1000 * (i + 1) + (k % 50) - 1,
+    }));
     if (s === 'new' || s === 'changed_100') return (last[who] = base);
-    if (s === 'changed_10') return (last[who] = last[who].map((l, k) => (k % 10 === 0 ? { ...l, on_hand_qty: l.on_hand_qty + 7, available_qty: (l.available_qty ?? l.on_hand_qty) + 7 } : l)));
+    if (s === 'changed_10')
+      return (last[who] = last[who].map((l, k) =>
+        k % 10 === 0 ? { ...l, on_hand_qty: l.on_hand_qty + 7, available_qty: (l.available_qty ?? l.on_hand_qty) + 7 } : l,
+      ));
     return last[who];
   };
   const inventory = await measure(
@@ -328,9 +369,18 @@ async function measureB1(
   );
   if (floorDb) {
     const scope = { locations: [world.preloaded[1]!, ...world.fresh.projector], commandIds: inventory.commandIds };
-    const v = await compareFloor('the measured snapshots (every scenario, warm-up included)', admin, floorDb.admin, SHOP, inventory.commandIds.length, scope);
+    const v = await compareFloor(
+      'the measured snapshots (every scenario, warm-up included)',
+      admin,
+      floorDb.admin,
+      SHOP,
+      inventory.commandIds.length,
+      scope,
+    );
     verifications.push(v);
-    say(`B1 floor verification (measured commands): ${v.identical ? 'rows identical' : `ROWS DIFFER: ${JSON.stringify(v.tables.filter((t) => !t.identical))}`}`);
+    say(
+      `B1 floor verification (measured commands): ${v.identical ? 'rows identical' : `ROWS DIFFER: ${JSON.stringify(v.tables.filter((t) => !t.identical))}`}`,
+    );
   }
   const floorInfo: B1FloorInfo | undefined = floorDb
     ? {
@@ -344,29 +394,50 @@ async function measureB1(
   // Order lines: 5,000 rows. "new" has fresh keys; the others update a key set created up front.
   const R = settings.orderRows;
   const refs = (n: number) => ({ barcode: barcodeOf((n % L) + 1), channel_id: world.channelId, location_id: world.preloaded[0]! });
-  const keyed = (who: string) => Array.from({ length: R }, (_, n) => ({ transaction_id: `K-${who}-${Math.floor(n / 5)}`, line: (n % 5) + 1 }));
+  const keyed = (who: string) =>
+    Array.from({ length: R }, (_, n) => ({ transaction_id: `K-${who}-${Math.floor(n / 5)}`, line: (n % 5) + 1 }));
   const explain = async () => {
     say('B1 EXPLAIN of the load queries');
     const c = await admin.connect();
     plans.unshift(...(await explainLoads(c, world, keyed('projector')).finally(() => c.release())));
-    for (const p of plans) say(`  ${p.query}: ${p.node_types.join(', ')}${p.seq_scan_on_big_table ? '  <-- SEQ SCAN OF A BIG TABLE' : ''} (${p.execution_ms} ms)`);
+    for (const p of plans)
+      say(
+        `  ${p.query}: ${p.node_types.join(', ')}${p.seq_scan_on_big_table ? '  <-- SEQ SCAN OF A BIG TABLE' : ''} (${p.execution_ms} ms)`,
+      );
   };
   if (!parts.orders) {
     await explain();
-    return { settings, parts, preload: world.preload, plans, inventory_snapshot: inventory.result, ...(floorInfo ? { floor: floorInfo } : {}) };
+    return {
+      settings,
+      parts,
+      preload: world.preload,
+      plans,
+      inventory_snapshot: inventory.result,
+      ...(floorInfo ? { floor: floorInfo } : {}),
+    };
   }
 
   const lastRows: Record<'projector' | 'bare', Array<Record<string, unknown>>> = { projector: [], bare: [] };
   const orderRows = (s: Scenario, i: number, who: 'projector' | 'bare') => {
-    if (s === 'new') return Array.from({ length: R }, (_, n) => orderRow({ transaction_id: `N-${who}-${i}-${Math.floor(n / 5)}`, line: (n % 5) + 1 }, refs(n), `c${n}`));
+    if (s === 'new')
+      return Array.from({ length: R }, (_, n) =>
+        orderRow({ transaction_id: `N-${who}-${i}-${Math.floor(n / 5)}`, line: (n % 5) + 1 }, refs(n), `c${n}`),
+      );
     if (s === 'changed_100') return (lastRows[who] = keyed(who).map((k, n) => orderRow(k, refs(n), `c${n}-${i}`)));
-    if (s === 'changed_10') return (lastRows[who] = lastRows[who].map((r, n) => (n % 10 === 0 ? { ...r, customer_id: `${String(r['customer_id'])}-x` } : r)));
+    if (s === 'changed_10')
+      return (lastRows[who] = lastRows[who].map((r, n) => (n % 10 === 0 ? { ...r, customer_id: `${String(r['customer_id'])}-x` } : r)));
     return lastRows[who];
   };
   // The key sets exist before the first measured update.
-  const seedP = orderLinesCommand(SHOP, keyed('projector').map((k, n) => orderRow(k, refs(n), 'seed')));
+  const seedP = orderLinesCommand(
+    SHOP,
+    keyed('projector').map((k, n) => orderRow(k, refs(n), 'seed')),
+  );
   await projector(seedP);
-  const seedB = orderLinesCommand(SHOP, keyed('bare').map((k, n) => orderRow(k, refs(n), 'seed')));
+  const seedB = orderLinesCommand(
+    SHOP,
+    keyed('bare').map((k, n) => orderRow(k, refs(n), 'seed')),
+  );
   await baseline(orderLineRows(seedB), bareOrders);
   await admin.query('ANALYZE');
 
@@ -381,5 +452,13 @@ async function measureB1(
     },
     { floor: false, bare: bareOrders, copy: copyOrders, copyTable: 'public.bench_copy_order_lines' },
   );
-  return { settings, parts, preload: world.preload, plans, inventory_snapshot: inventory.result, order_lines: orders.result, ...(floorInfo ? { floor: floorInfo } : {}) };
+  return {
+    settings,
+    parts,
+    preload: world.preload,
+    plans,
+    inventory_snapshot: inventory.result,
+    order_lines: orders.result,
+    ...(floorInfo ? { floor: floorInfo } : {}),
+  };
 }

@@ -6,7 +6,16 @@ import { copyField, copyIn } from './lib/db.ts';
 const QTY = ['on_hand_qty', 'available_qty', 'allocated_qty', 'reserved_qty', 'incoming_qty'] as const;
 
 export type Rows =
-  | { kind: 'levels'; shop: string; location_id: string; at: string; command_id: string; product_id: string[]; barcode: string[]; qty: number[][] }
+  | {
+      kind: 'levels';
+      shop: string;
+      location_id: string;
+      at: string;
+      command_id: string;
+      product_id: string[];
+      barcode: string[];
+      qty: number[][];
+    }
   | { kind: 'orders'; shop: string; at: string; command_id: string; cols: Record<string, unknown[]> };
 
 export function levelRows(c: InventorySnapshotCommand, productIds: ReadonlyMap<string, string>): Rows {
@@ -19,7 +28,9 @@ export function levelRows(c: InventorySnapshotCommand, productIds: ReadonlyMap<s
     command_id: c.command_id,
     product_id: lines.map((l) => productIds.get(l.barcode)!),
     barcode: lines.map((l) => l.barcode),
-    qty: QTY.map((f) => lines.map((l) => (f === 'on_hand_qty' ? l.on_hand_qty : f === 'available_qty' ? (l.available_qty ?? l.on_hand_qty) : (l[f] ?? 0)))),
+    qty: QTY.map((f) =>
+      lines.map((l) => (f === 'on_hand_qty' ? l.on_hand_qty : f === 'available_qty' ? (l.available_qty ?? l.on_hand_qty) : (l[f] ?? 0))),
+    ),
   };
 }
 
@@ -79,7 +90,9 @@ export async function copyLevels(r: Rows, client: PoolClient): Promise<void> {
   const fixed = [r.shop, r.location_id];
   for (let i = 0; i < r.product_id.length; i++) {
     out.push(
-      [fixed[0], r.product_id[i], fixed[1], copyField(r.barcode[i]), ...r.qty.map((q) => q[i]), r.at, 0, r.at, r.at, r.command_id].join('\t'),
+      [fixed[0], r.product_id[i], fixed[1], copyField(r.barcode[i]), ...r.qty.map((q) => q[i]), r.at, 0, r.at, r.at, r.command_id].join(
+        '\t',
+      ),
     );
   }
   await copyIn(
@@ -93,7 +106,9 @@ export async function copyLevels(r: Rows, client: PoolClient): Promise<void> {
 export async function bareOrders(r: Rows, client: PoolClient): Promise<void> {
   if (r.kind !== 'orders') throw new Error('order rows expected');
   const names = ORDER_COLS.map(([n]) => n);
-  const sets = names.filter((n) => !['order_line_id', 'source_system', 'transaction_id', 'transaction_line_id', 'line_instance_no'].includes(n));
+  const sets = names.filter(
+    (n) => !['order_line_id', 'source_system', 'transaction_id', 'transaction_line_id', 'line_instance_no'].includes(n),
+  );
   await client.query(
     `INSERT INTO public.order_line_master (shop, ${names.join(', ')}, created_at, updated_at, last_command_id)
      SELECT $1, u.*, $2::timestamptz, $2::timestamptz, $3::uuid

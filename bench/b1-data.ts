@@ -8,8 +8,20 @@ import { explainLoad, type PlanSummary } from './lib/db.ts';
 import { say, uuidv7 } from './lib/util.ts';
 
 export const SHOP = 'bench-big.myshop.example';
-export const TOPICS: TopicNames = { commands: 'bench.b1.commands', audit: 'bench.b1.audit', stockZero: 'bench.b1.stock-zero', stockRestored: 'bench.b1.stock-restored' };
-export const BIG_TABLES = new Set(['products', 'inventory_levels', 'order_line_master', 'inventory_update_logs', 'order_line_master_update_logs', 'inventory_daily_snapshots']);
+export const TOPICS: TopicNames = {
+  commands: 'bench.b1.commands',
+  audit: 'bench.b1.audit',
+  stockZero: 'bench.b1.stock-zero',
+  stockRestored: 'bench.b1.stock-restored',
+};
+export const BIG_TABLES = new Set([
+  'products',
+  'inventory_levels',
+  'order_line_master',
+  'inventory_update_logs',
+  'order_line_master_update_logs',
+  'inventory_daily_snapshots',
+]);
 
 export interface B1Settings {
   products: number;
@@ -65,7 +77,13 @@ export async function preloadB1(admin: Pool, svc: Pool, settings: B1Settings): P
   const channelId = uuidv7();
   // The registry goes through the projector, as the admin endpoints would.
   const all = [...preloaded, ...fresh.projector, ...fresh.bare];
-  await apply(svc, registerLocationsCommand(SHOP, all.map((id, i) => ({ location_id: id, name: `S${String(i).padStart(3, '0')}` }))));
+  await apply(
+    svc,
+    registerLocationsCommand(
+      SHOP,
+      all.map((id, i) => ({ location_id: id, name: `S${String(i).padStart(3, '0')}` })),
+    ),
+  );
   await apply(svc, registerChannelsCommand(SHOP, [{ channel_id: channelId, name: 'bench web' }]));
 
   const seed = uuidv7();
@@ -86,7 +104,9 @@ export async function preloadB1(admin: Pool, svc: Pool, settings: B1Settings): P
       [seed, settings.otherShops, settings.products],
     );
   }
-  say(`B1 preload: ${(settings.products * preloaded.length).toLocaleString('en-US')} inventory levels (${preloaded.length} locations x products)`);
+  say(
+    `B1 preload: ${(settings.products * preloaded.length).toLocaleString('en-US')} inventory levels (${preloaded.length} locations x products)`,
+  );
   await admin.query(
     `INSERT INTO sot.inventory_levels (shop, product_id, location_id, barcode, on_hand_qty, available_qty, allocated_qty, reserved_qty,
             incoming_qty, last_absolute_as_of, stock_event_seq, created_at, updated_at, last_command_id)
@@ -116,29 +136,46 @@ export async function preloadB1(admin: Pool, svc: Pool, settings: B1Settings): P
     'SELECT barcode, product_id FROM public.products WHERE shop = $1 AND barcode = ANY($2::text[])',
     [SHOP, Array.from({ length: want }, (_, i) => barcodeOf(i + 1))],
   );
-  const counts = (await admin.query<{ l: number; p: number; o: number }>(
-    'SELECT (SELECT count(*) FROM sot.inventory_levels)::int AS l, (SELECT count(*) FROM public.products)::int AS p, (SELECT count(*) FROM public.order_line_master)::int AS o',
-  )).rows[0]!;
+  const counts = (
+    await admin.query<{ l: number; p: number; o: number }>(
+      'SELECT (SELECT count(*) FROM sot.inventory_levels)::int AS l, (SELECT count(*) FROM public.products)::int AS p, (SELECT count(*) FROM public.order_line_master)::int AS o',
+    )
+  ).rows[0]!;
   return {
     settings,
     preloaded,
     fresh,
     channelId,
     productIds: new Map(rows.map((r) => [r.barcode, r.product_id])),
-    preload: { inventory_levels: counts.l, products: counts.p, order_line_master: counts.o, seconds: Math.round((performance.now() - started) / 100) / 10 },
+    preload: {
+      inventory_levels: counts.l,
+      products: counts.p,
+      order_line_master: counts.o,
+      seconds: Math.round((performance.now() - started) / 100) / 10,
+    },
   };
 }
 
 /** The projector's load statements (services/projector/src/*Store.ts), explained with a full command's parameters. */
-export async function explainLoads(client: PoolClient, world: B1World, orderKeys: Array<{ transaction_id: string; line: number }>): Promise<PlanSummary[]> {
+export async function explainLoads(
+  client: PoolClient,
+  world: B1World,
+  orderKeys: Array<{ transaction_id: string; line: number }>,
+): Promise<PlanSummary[]> {
   const s = world.settings;
   const barcodes = Array.from({ length: s.snapshotLines }, (_, i) => barcodeOf(i + 1));
   const productIds = barcodes.map((b) => world.productIds.get(b)!);
   const location = world.preloaded[0]!;
   const plans: PlanSummary[] = [];
   const ex = async (name: string, sql: string, params: unknown[]) => plans.push(await explainLoad(client, name, sql, params, BIG_TABLES));
-  await ex('inventory: loadProductIds', 'SELECT barcode, product_id FROM public.products WHERE shop = $1 AND barcode = ANY($2::text[])', [SHOP, barcodes]);
-  await ex('inventory: loadLocationMatches', 'SELECT location_id FROM sot.locations WHERE shop = $1 AND location_id = ANY($2::uuid[])', [SHOP, [location]]);
+  await ex('inventory: loadProductIds', 'SELECT barcode, product_id FROM public.products WHERE shop = $1 AND barcode = ANY($2::text[])', [
+    SHOP,
+    barcodes,
+  ]);
+  await ex('inventory: loadLocationMatches', 'SELECT location_id FROM sot.locations WHERE shop = $1 AND location_id = ANY($2::uuid[])', [
+    SHOP,
+    [location],
+  ]);
   await ex(
     'inventory: loadLevels',
     `SELECT shop, product_id, location_id, barcode, on_hand_qty, available_qty, allocated_qty, reserved_qty, incoming_qty,
@@ -152,10 +189,25 @@ export async function explainLoads(client: PoolClient, world: B1World, orderKeys
        JOIN unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS k(s, t, l, n)
          ON o.source_system = k.s AND o.transaction_id = k.t AND o.transaction_line_id = k.l AND o.line_instance_no = k.n
       WHERE o.shop = $1`,
-    [SHOP, orderKeys.map(() => 'bench-pos'), orderKeys.map((k) => k.transaction_id), orderKeys.map((k) => String(k.line)), orderKeys.map(() => 1)],
+    [
+      SHOP,
+      orderKeys.map(() => 'bench-pos'),
+      orderKeys.map((k) => k.transaction_id),
+      orderKeys.map((k) => String(k.line)),
+      orderKeys.map(() => 1),
+    ],
   );
-  await ex('orders: channels', 'SELECT channel_id AS id FROM sot.channels WHERE shop = $1 AND channel_id = ANY($2::uuid[])', [SHOP, [world.channelId]]);
-  await ex('orders: locations', 'SELECT location_id AS id FROM sot.locations WHERE shop = $1 AND location_id = ANY($2::uuid[])', [SHOP, [location]]);
-  await ex('orders: products', 'SELECT barcode FROM public.products WHERE shop = $1 AND barcode = ANY($2::text[])', [SHOP, barcodes.slice(0, s.orderRows)]);
+  await ex('orders: channels', 'SELECT channel_id AS id FROM sot.channels WHERE shop = $1 AND channel_id = ANY($2::uuid[])', [
+    SHOP,
+    [world.channelId],
+  ]);
+  await ex('orders: locations', 'SELECT location_id AS id FROM sot.locations WHERE shop = $1 AND location_id = ANY($2::uuid[])', [
+    SHOP,
+    [location],
+  ]);
+  await ex('orders: products', 'SELECT barcode FROM public.products WHERE shop = $1 AND barcode = ANY($2::text[])', [
+    SHOP,
+    barcodes.slice(0, s.orderRows),
+  ]);
   return plans;
 }

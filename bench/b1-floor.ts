@@ -111,10 +111,18 @@ export function floorParams(c: InventorySnapshotCommand, topics: TopicNames): un
 }
 
 /** The floor for one snapshot command in the caller's transaction: the projector's claim and shop lock, then FLOOR_SQL. */
-export async function applyFloor(tx: PoolClient, c: InventorySnapshotCommand, at: CommandPosition, topics: TopicNames): Promise<FloorOutcome> {
+export async function applyFloor(
+  tx: PoolClient,
+  c: InventorySnapshotCommand,
+  at: CommandPosition,
+  topics: TopicNames,
+): Promise<FloorOutcome> {
   if (!(await claimCommand(tx, c, at))) return { applied: false, logs: 0, outbox: 0 };
   await lockShop(tx, c.shop);
-  const { rows } = await tx.query<{ location_id: string | null; logs: number; outbox: number; stored: number }>(FLOOR_SQL, floorParams(c, topics));
+  const { rows } = await tx.query<{ location_id: string | null; logs: number; outbox: number; stored: number }>(
+    FLOOR_SQL,
+    floorParams(c, topics),
+  );
   const r = rows[0]!;
   if (r.location_id === null) throw new Error(`the floor's location is not a location of ${c.shop}`);
   if (r.stored !== 1) throw new Error(`the floor stored no result for ${c.command_id}`);

@@ -7,7 +7,13 @@ import type { TopicNames } from '@ingest/kafka';
 import { applyCommand } from '../services/projector/src/applyCommand.ts';
 import type { CommandPosition } from '../services/projector/src/runtimeStore.ts';
 import { applyFloor } from './b1-floor.ts';
-import { availableDeltaCommand, dailySnapshotCommand, productsUpsertCommand, registerLocationsCommand, snapshotCommand } from './lib/commands.ts';
+import {
+  availableDeltaCommand,
+  dailySnapshotCommand,
+  productsUpsertCommand,
+  registerLocationsCommand,
+  snapshotCommand,
+} from './lib/commands.ts';
 import { uuidv7 } from './lib/util.ts';
 
 export interface TableCheck {
@@ -33,20 +39,48 @@ export interface Verification {
  */
 const TABLES = (scope: { locations: boolean }) => {
   const at = scope.locations ? ' AND location_id = ANY($2::uuid[])' : '';
-  const t = (name: string, row: string, key: string, where: string, diffKey?: string) => ({ name, from: name.split(' ')[0]!, row, key, where, diffKey });
+  const t = (name: string, row: string, key: string, where: string, diffKey?: string) => ({
+    name,
+    from: name.split(' ')[0]!,
+    row,
+    key,
+    where,
+    diffKey,
+  });
   return [
     t('sot.inventory_levels', 't', 'row(shop, product_id, location_id)', `shop = $1${at}`),
     t('sot.inventory_daily_snapshots', 't', 'row(shop, product_id, location_id, snapshot_date)', `shop = $1${at}`),
     t('sot.inventory_update_logs', 't', 'log_id', 'shop = $1'),
     // In id order, so the publish order is compared too; differences are listed by event_id.
-    t('agent_runtime.outbox', 'row(event_id, topic, message_key, headers, payload, command_id, log_table, published_at)', 'id', 'message_key = $1', 'event_id'),
+    t(
+      'agent_runtime.outbox',
+      'row(event_id, topic, message_key, headers, payload, command_id, log_table, published_at)',
+      'id',
+      'message_key = $1',
+      'event_id',
+    ),
     t('agent_runtime.command_results', 'row(command_id, shop, kind, status_code, body::text)', 'command_id', 'shop = $1'),
-    t('agent_runtime.processed_commands', 'row(command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, received_at)', 'command_id', 'shop = $1'),
+    t(
+      'agent_runtime.processed_commands',
+      'row(command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, received_at)',
+      'command_id',
+      'shop = $1',
+    ),
     // Rows the compared commands wrote anywhere else (none expected in either database).
     ...(scope.locations
       ? [
-          t('sot.inventory_levels (other locations)', 't', 'row(shop, product_id, location_id)', 'shop = $1 AND location_id <> ALL($2::uuid[]) AND last_command_id = ANY($3::uuid[])'),
-          t('sot.inventory_daily_snapshots (other locations)', 't', 'row(shop, product_id, location_id, snapshot_date)', 'shop = $1 AND location_id <> ALL($2::uuid[]) AND command_id = ANY($3::uuid[])'),
+          t(
+            'sot.inventory_levels (other locations)',
+            't',
+            'row(shop, product_id, location_id)',
+            'shop = $1 AND location_id <> ALL($2::uuid[]) AND last_command_id = ANY($3::uuid[])',
+          ),
+          t(
+            'sot.inventory_daily_snapshots (other locations)',
+            't',
+            'row(shop, product_id, location_id, snapshot_date)',
+            'shop = $1 AND location_id <> ALL($2::uuid[]) AND command_id = ANY($3::uuid[])',
+          ),
         ]
       : []),
   ];
@@ -61,7 +95,10 @@ async function checksum(c: PoolClient, t: Table, params: unknown[]): Promise<{ n
 }
 
 async function rowTexts(c: PoolClient, t: Table, params: unknown[]): Promise<Map<string, string>> {
-  const { rows } = await c.query<{ k: string; r: string }>(`SELECT (${t.diffKey ?? t.key})::text AS k, ${t.row}::text AS r FROM ${t.from} t WHERE ${t.where}`, params);
+  const { rows } = await c.query<{ k: string; r: string }>(
+    `SELECT (${t.diffKey ?? t.key})::text AS k, ${t.row}::text AS r FROM ${t.from} t WHERE ${t.where}`,
+    params,
+  );
   return new Map(rows.map((x) => [x.k, x.r]));
 }
 
@@ -92,7 +129,8 @@ export async function compareFloor(
       if (!check.identical) {
         const [ra, rb] = [await rowTexts(a, t, params), await rowTexts(b, t, params)];
         const diff: string[] = [];
-        for (const [k, v] of ra) if (rb.get(k) !== v) diff.push(`projector ${v.slice(0, 600)} | floor ${(rb.get(k) ?? '(missing)').slice(0, 600)}`);
+        for (const [k, v] of ra)
+          if (rb.get(k) !== v) diff.push(`projector ${v.slice(0, 600)} | floor ${(rb.get(k) ?? '(missing)').slice(0, 600)}`);
         for (const [k, v] of rb) if (!ra.has(k)) diff.push(`floor only ${v.slice(0, 600)}`);
         if (diff.length === 0) diff.push('the same rows in a different order');
         check.differing = diff.slice(0, 6);
@@ -125,7 +163,9 @@ export async function applyBoth(step: Step, at: CommandPosition, projector: Pool
   };
   await tx(projector, (c) => applyCommand(c, step.command, at, { sideEffects: { topics } }));
   await tx(floor, (c) =>
-    step.path === 'floor' ? applyFloor(c, step.command as InventorySnapshotCommand, at, topics) : applyCommand(c, step.command, at, { sideEffects: { topics } }),
+    step.path === 'floor'
+      ? applyFloor(c, step.command as InventorySnapshotCommand, at, topics)
+      : applyCommand(c, step.command, at, { sideEffects: { topics } }),
   );
 }
 
@@ -146,9 +186,25 @@ export function edgeSequence(shop: string): { locations: string[]; steps: Step[]
   const both = (command: Command) => steps.push({ path: 'both', command });
   const snap = (command: InventorySnapshotCommand) => (steps.push({ path: 'floor', command }), command);
 
-  both(registerLocationsCommand(shop, [{ location_id: L1, name: 'EDGE-1' }, { location_id: L2, name: 'EDGE-2' }]));
-  both(productsUpsertCommand(shop, Array.from({ length: 60 }, (_, i) => ({ barcode: e(i + 1), product_name: `Edge ${i + 1}` }))));
-  both(availableDeltaCommand(shop, L1, Array.from({ length: 10 }, (_, i) => ({ barcode: e(i + 1), available_delta: 5 }))));
+  both(
+    registerLocationsCommand(shop, [
+      { location_id: L1, name: 'EDGE-1' },
+      { location_id: L2, name: 'EDGE-2' },
+    ]),
+  );
+  both(
+    productsUpsertCommand(
+      shop,
+      Array.from({ length: 60 }, (_, i) => ({ barcode: e(i + 1), product_name: `Edge ${i + 1}` })),
+    ),
+  );
+  both(
+    availableDeltaCommand(
+      shop,
+      L1,
+      Array.from({ length: 10 }, (_, i) => ({ barcode: e(i + 1), available_delta: 5 })),
+    ),
+  );
 
   const s1Lines: SnapshotLine[] = [
     ...Array.from({ length: 30 }, (_, i) => x({ barcode: e(i + 1), on_hand_qty: 10 + i, available_qty: 10 + i })),
@@ -168,38 +224,62 @@ export function edgeSequence(shop: string): { locations: string[]; steps: Step[]
     x({ barcode: 'X2', on_hand_qty: 3 }),
   ];
   const s1 = snap(snapshotCommand(shop, L1, s1Lines));
-  both(availableDeltaCommand(shop, L1, Array.from({ length: 10 }, (_, i) => ({ barcode: e(31 + i), available_delta: 3 }))));
+  both(
+    availableDeltaCommand(
+      shop,
+      L1,
+      Array.from({ length: 10 }, (_, i) => ({ barcode: e(31 + i), available_delta: 3 })),
+    ),
+  );
   both(dailySnapshotCommand(shop, s1.payload.snapshot_date));
   // A resend of S1 (stamps; E5 and E7 move and come back), daily_job rows with the level's values
   // (source changes: rewritten) and one with new values.
-  snap(snapshotCommand(shop, L1, [
-    ...s1Lines,
-    ...Array.from({ length: 5 }, (_, i) => x({ barcode: e(31 + i), on_hand_qty: 0, available_qty: 3 })),
-    x({ barcode: e(36), on_hand_qty: 8, available_qty: 8 }),
-  ]));
+  snap(
+    snapshotCommand(shop, L1, [
+      ...s1Lines,
+      ...Array.from({ length: 5 }, (_, i) => x({ barcode: e(31 + i), on_hand_qty: 0, available_qty: 3 })),
+      x({ barcode: e(36), on_hand_qty: 8, available_qty: 8 }),
+    ]),
+  );
   snap(snapshotCommand(shop, L1, s1Lines)); // the same again: nothing but stamps, no logs, no daily rows
   // Late: an hour older than S1 -> the levels S1 wrote are stale; new levels are not.
-  snap(snapshotCommand(shop, L1, [
-    ...Array.from({ length: 5 }, (_, i) => x({ barcode: e(i + 1), on_hand_qty: 1, available_qty: 1 })),
-    ...Array.from({ length: 5 }, (_, i) => x({ barcode: e(41 + i), on_hand_qty: 6, available_qty: 6 })),
-    x({ barcode: e(2), on_hand_qty: 1 }),
-    x({ barcode: 'X3', on_hand_qty: 1 }),
-  ], { inventoryAsOf: new Date(Date.parse(s1.inventory_as_of) - 3_600_000).toISOString() }));
+  snap(
+    snapshotCommand(
+      shop,
+      L1,
+      [
+        ...Array.from({ length: 5 }, (_, i) => x({ barcode: e(i + 1), on_hand_qty: 1, available_qty: 1 })),
+        ...Array.from({ length: 5 }, (_, i) => x({ barcode: e(41 + i), on_hand_qty: 6, available_qty: 6 })),
+        x({ barcode: e(2), on_hand_qty: 1 }),
+        x({ barcode: 'X3', on_hand_qty: 1 }),
+      ],
+      { inventoryAsOf: new Date(Date.parse(s1.inventory_as_of) - 3_600_000).toISOString() },
+    ),
+  );
   // An empty location, with repeated lines that create, zero and restore; an idempotency key.
-  snap(snapshotCommand(shop, L2, [
-    ...Array.from({ length: 20 }, (_, i) => x({ barcode: e(i + 1), on_hand_qty: 2 + i, available_qty: i % 3 })),
-    x({ barcode: e(1), on_hand_qty: 2, available_qty: 0 }),
-    x({ barcode: e(2), on_hand_qty: 3, available_qty: 5 }),
-    x({ barcode: e(2), on_hand_qty: 3, available_qty: 0 }),
-    x({ barcode: e(2), on_hand_qty: 3, available_qty: 1 }),
-  ], { idempotencyKey: 'edge-key-1' }));
+  snap(
+    snapshotCommand(
+      shop,
+      L2,
+      [
+        ...Array.from({ length: 20 }, (_, i) => x({ barcode: e(i + 1), on_hand_qty: 2 + i, available_qty: i % 3 })),
+        x({ barcode: e(1), on_hand_qty: 2, available_qty: 0 }),
+        x({ barcode: e(2), on_hand_qty: 3, available_qty: 5 }),
+        x({ barcode: e(2), on_hand_qty: 3, available_qty: 0 }),
+        x({ barcode: e(2), on_hand_qty: 3, available_qty: 1 }),
+      ],
+      { idempotencyKey: 'edge-key-1' },
+    ),
+  );
   snap(snapshotCommand(shop, L2, [x({ barcode: 'X4', on_hand_qty: 1 }), x({ barcode: 'X4', on_hand_qty: 2 })])); // nothing resolves
   // Back at L1: zero what was restored and restore what was zeroed, across commands.
-  snap(snapshotCommand(shop, L1, [
-    x({ barcode: e(7), on_hand_qty: 3, available_qty: 0 }),
-    x({ barcode: e(2), on_hand_qty: 4, available_qty: 9 }),
-    x({ barcode: e(11), on_hand_qty: 1, available_qty: 1 }),
-    x({ barcode: e(12), on_hand_qty: 2 }),
-  ]));
+  snap(
+    snapshotCommand(shop, L1, [
+      x({ barcode: e(7), on_hand_qty: 3, available_qty: 0 }),
+      x({ barcode: e(2), on_hand_qty: 4, available_qty: 9 }),
+      x({ barcode: e(11), on_hand_qty: 1, available_qty: 1 }),
+      x({ barcode: e(12), on_hand_qty: 2 }),
+    ]),
+  );
   return { locations: [L1, L2], steps };
 }

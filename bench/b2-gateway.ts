@@ -64,7 +64,14 @@ function snapshotBody(lines: number): Buffer {
 function post(agent: Agent, port: number, body: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: PATH, agent, headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-ingest-secret': INGEST_SECRET } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: PATH,
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-ingest-secret': INGEST_SECRET },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -112,7 +119,12 @@ async function load(port: number, body: Buffer, concurrency: number, limit: { se
 const startServer = (mode: Mode, env: NodeJS.ProcessEnv, execArgv: string[] = []) =>
   ServerProcess.start(fileURLToPath(new URL('./b2-server.ts', import.meta.url)), [mode], env, execArgv);
 
-async function measureMode(mode: Mode, s: B2Settings, body: Buffer, env: NodeJS.ProcessEnv): Promise<{ single: LoadResult; concurrent: LoadResult }> {
+async function measureMode(
+  mode: Mode,
+  s: B2Settings,
+  body: Buffer,
+  env: NodeJS.ProcessEnv,
+): Promise<{ single: LoadResult; concurrent: LoadResult }> {
   const server = await startServer(mode, env);
   try {
     await load(server.port, body, s.concurrency, { count: s.warmup_requests });
@@ -154,7 +166,10 @@ async function profileGateway(s: B2Settings, body: Buffer, env: NodeJS.ProcessEn
 export async function runB2(s: B2Settings, databaseUrl: string, kafka: { brokers: string[]; topic: string } | null): Promise<B2Result> {
   const body = snapshotBody(s.lines);
   say(`B2: body of ${s.lines.toLocaleString('en-US')} lines = ${(body.length / 1024).toFixed(0)} KiB`);
-  const env = { BENCH_DATABASE_URL: databaseUrl, ...(kafka ? { BENCH_KAFKA_BROKERS: kafka.brokers.join(','), BENCH_COMMANDS_TOPIC: kafka.topic } : {}) };
+  const env = {
+    BENCH_DATABASE_URL: databaseUrl,
+    ...(kafka ? { BENCH_KAFKA_BROKERS: kafka.brokers.join(','), BENCH_COMMANDS_TOPIC: kafka.topic } : {}),
+  };
   const bare = await measureMode('bare', s, body, env);
   const stub = await measureMode('gateway', s, body, env);
   const viaKafka = kafka ? await measureMode('gateway-kafka', s, body, env) : undefined;
@@ -167,7 +182,9 @@ export async function runB2(s: B2Settings, databaseUrl: string, kafka: { brokers
     settings: { ...s, body_bytes: body.length },
     bare_parse: bare,
     gateway_stub: stub,
-    ...(viaKafka ? { gateway_kafka: viaKafka, ratio_kafka: round(viaKafka.concurrent.requests_per_s / bare.concurrent.requests_per_s, 3) } : {}),
+    ...(viaKafka
+      ? { gateway_kafka: viaKafka, ratio_kafka: round(viaKafka.concurrent.requests_per_s / bare.concurrent.requests_per_s, 3) }
+      : {}),
     ratio_stub: round(stub.concurrent.requests_per_s / bare.concurrent.requests_per_s, 3),
     event_loop_p99_ms: stub.concurrent.event_loop_delay_ms?.p99 ?? -1,
     ...(profile ? { gateway_profile: profile } : {}),

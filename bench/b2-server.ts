@@ -39,11 +39,18 @@ if (mode === 'bare') {
     });
   });
 } else {
-  const pool = createPool({ connectionString: env['BENCH_DATABASE_URL']!, role: 'ingest_service', max: 10, applicationName: 'ingest-bench-gateway' });
+  const pool = createPool({
+    connectionString: env['BENCH_DATABASE_URL']!,
+    role: 'ingest_service',
+    max: 10,
+    applicationName: 'ingest-bench-gateway',
+  });
   closePool = () => pool.end();
   let commandLog: CommandLog = { appendCommand: async () => {} };
   if (mode === 'gateway-kafka') {
-    sink = await createMessageSink(createKafka({ brokers: env['BENCH_KAFKA_BROKERS']!.split(','), security: kafkaSecurity, clientId: 'ingest-bench-gateway' }));
+    sink = await createMessageSink(
+      createKafka({ brokers: env['BENCH_KAFKA_BROKERS']!.split(','), security: kafkaSecurity, clientId: 'ingest-bench-gateway' }),
+    );
     commandLog = createCommandLog(sink, env['BENCH_COMMANDS_TOPIC']!);
   }
   const app = buildApp({

@@ -2,7 +2,16 @@
 // pipeline (runGateway -> Kafka -> runProjector -> PostgreSQL -> synchronous reply), in-process.
 import { createPool, type Pool } from '@ingest/db';
 import { runGateway, type RunningGateway } from '@ingest/gateway';
-import { createKafka, createMessageSink, ensureTopics, MAX_MESSAGE_BYTES, startLagMonitor, topicPlan, type LagMonitor, type TopicNames } from '@ingest/kafka';
+import {
+  createKafka,
+  createMessageSink,
+  ensureTopics,
+  MAX_MESSAGE_BYTES,
+  startLagMonitor,
+  topicPlan,
+  type LagMonitor,
+  type TopicNames,
+} from '@ingest/kafka';
 import { runProjector, type RunningProjector } from '@ingest/projector';
 import { readKafkaSecurity, silentLogger } from '@ingest/runtime';
 import { createBenchDatabase } from './lib/db.ts';
@@ -100,7 +109,9 @@ export function slope(points: Array<[number, number]>): number {
 }
 
 async function processedCount(db: Pool): Promise<number> {
-  return (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM agent_runtime.processed_commands WHERE kind = 'inventory.snapshot'`)).rows[0]!.n;
+  return (
+    await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM agent_runtime.processed_commands WHERE kind = 'inventory.snapshot'`)
+  ).rows[0]!.n;
 }
 
 /** Appends `n` messages of a request's size one after the other; p99 of the acknowledged append. */
@@ -128,7 +139,12 @@ export async function runB4(
   id: string,
   capacity: { lines_per_s: number; source: string; b1_p95_ms_10k: number | null },
 ): Promise<B4Result> {
-  const topics: TopicNames = { commands: `bench.${id}.b4.commands`, audit: `bench.${id}.b4.audit`, stockZero: `bench.${id}.b4.stock-zero`, stockRestored: `bench.${id}.b4.stock-restored` };
+  const topics: TopicNames = {
+    commands: `bench.${id}.b4.commands`,
+    audit: `bench.${id}.b4.audit`,
+    stockZero: `bench.${id}.b4.stock-zero`,
+    stockRestored: `bench.${id}.b4.stock-restored`,
+  };
   const probeTopic = `bench.${id}.b4.probe`;
   const kafka = createKafka({ brokers, security: kafkaSecurity, clientId: `ingest-bench-b4-${id}` });
   await ensureTopics(kafka, topicPlan(topics, s.partitions));
@@ -167,8 +183,14 @@ export async function runB4(
       const loc = await postJson(`${base}/api/admin/locations`, JSON.stringify({ shop, locations: [{ name: `E2E-${i}` }] }));
       if (loc.status !== 200) throw new Error(`registering a location answered ${loc.status}: ${JSON.stringify(loc.json).slice(0, 300)}`);
       const location = (loc.json as { locations: Array<{ location_id: string }> }).locations[0]!.location_id;
-      const barcodes = Array.from({ length: s.lines_per_request }, (_, k) => `49${String(i).padStart(3, '0')}${String(k).padStart(8, '0')}`);
-      const pr = await postJson(`${base}/api/ingest/products`, JSON.stringify({ shop, products: barcodes.map((barcode, k) => ({ barcode, product_name: `E2E ${i}/${k}` })) }));
+      const barcodes = Array.from(
+        { length: s.lines_per_request },
+        (_, k) => `49${String(i).padStart(3, '0')}${String(k).padStart(8, '0')}`,
+      );
+      const pr = await postJson(
+        `${base}/api/ingest/products`,
+        JSON.stringify({ shop, products: barcodes.map((barcode, k) => ({ barcode, product_name: `E2E ${i}/${k}` })) }),
+      );
       if (pr.status !== 200) throw new Error(`registering products answered ${pr.status}: ${JSON.stringify(pr.json).slice(0, 300)}`);
       shops.push({ shop, location, barcodes });
     }
@@ -182,7 +204,7 @@ export async function runB4(
         source_system: 'bench-wms',
         location_id: sh.location,
         // Every request changes every line (values move with the request number).
-        lines: sh.barcodes.map((barcode, k) => ({ barcode, on_hand_qty: (n + k) % 97 + 1, available_qty: (n + k) % 89 })),
+        lines: sh.barcodes.map((barcode, k) => ({ barcode, on_hand_qty: ((n + k) % 97) + 1, available_qty: (n + k) % 89 })),
       });
     };
     // Warm-up: a few sequential requests (JIT, pools, group assignment).
@@ -225,7 +247,7 @@ export async function runB4(
         );
       };
       // Open loop: request i is due at t0 + i·interval, whatever happened to the earlier ones.
-      for (let i = 0; i < total; ) {
+      for (let i = 0; i < total;) {
         const now = performance.now() - t0;
         while (i < total && i * interval <= now) fire(i++);
         if (i < total) await sleep(Math.max(0, i * interval - (performance.now() - t0)));
@@ -286,7 +308,9 @@ export async function runB4(
         pass: drained && flat && lost === 0 && acc === total,
       };
       rates.push(rate);
-      say(`B4 ${fraction * 100}%: offered ${rate.offered_lines_per_s} lines/s, sustained ${rate.sustained_lines_per_s}, p50/p95/p99 ${rate.p50_ms}/${rate.p95_ms}/${rate.p99_ms} ms, statuses ${JSON.stringify(statuses)}, lag max ${lagMax} trend ${rate.lag_trend_per_s}/s, ${rate.pass ? 'pass' : 'FAIL'}`);
+      say(
+        `B4 ${fraction * 100}%: offered ${rate.offered_lines_per_s} lines/s, sustained ${rate.sustained_lines_per_s}, p50/p95/p99 ${rate.p50_ms}/${rate.p95_ms}/${rate.p99_ms} ms, statuses ${JSON.stringify(statuses)}, lag max ${lagMax} trend ${rate.lag_trend_per_s}/s, ${rate.pass ? 'pass' : 'FAIL'}`,
+      );
       if (!drained) {
         say(`B4: backlog did not drain within ${s.drain_timeout_s} s; higher rates skipped`);
         break;

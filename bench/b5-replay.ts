@@ -3,7 +3,15 @@
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool, type Pool } from '@ingest/db';
 import type { Command } from '@ingest/domain';
-import { createCommandLog, createKafka, createMessageSink, ensureTopics, topicPlan, type CommandEnvelopeLike, type TopicNames } from '@ingest/kafka';
+import {
+  createCommandLog,
+  createKafka,
+  createMessageSink,
+  ensureTopics,
+  topicPlan,
+  type CommandEnvelopeLike,
+  type TopicNames,
+} from '@ingest/kafka';
 import { compareReadModels, replayCommandLog, startProjector } from '@ingest/projector';
 import { createRegistry, readKafkaSecurity, silentLogger } from '@ingest/runtime';
 import {
@@ -41,7 +49,11 @@ export interface B5Profile {
 
 function profileOf(p: ObservedPool, commands: number, seconds: number): B5Profile {
   const sql = p.sqlMs();
-  const per = Object.fromEntries(Object.entries(sql).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, round(v / commands, 3)]));
+  const per = Object.fromEntries(
+    Object.entries(sql)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => [k, round(v / commands, 3)]),
+  );
   return {
     statements_per_command: round(p.statements() / commands, 2),
     sql_ms_per_command: per,
@@ -53,8 +65,24 @@ function profileOf(p: ObservedPool, commands: number, seconds: number): B5Profil
 export interface B5Result {
   settings: B5Settings;
   mix: Record<string, number>;
-  live: { commands: number; seconds: number; commands_per_s: number; wall_seconds_incl_group_join: number; statuses: Record<string, number>; transactions: number; profile: B5Profile };
-  replay: { commands: number; seconds: number; commands_per_s: number; replayer_reported_seconds: number; replayer_reported_commands_per_s: number; transactions: number; profile: B5Profile };
+  live: {
+    commands: number;
+    seconds: number;
+    commands_per_s: number;
+    wall_seconds_incl_group_join: number;
+    statuses: Record<string, number>;
+    transactions: number;
+    profile: B5Profile;
+  };
+  replay: {
+    commands: number;
+    seconds: number;
+    commands_per_s: number;
+    replayer_reported_seconds: number;
+    replayer_reported_commands_per_s: number;
+    transactions: number;
+    profile: B5Profile;
+  };
   ratio: number;
   read_models_identical: boolean;
   differing_tables: string[];
@@ -69,9 +97,19 @@ function buildLog(s: B5Settings): Command[] {
     const locations = [uuidv7(), uuidv7()];
     const channel = uuidv7();
     const barcode = (k: number) => `45${String(i).padStart(3, '0')}${String(k).padStart(8, '0')}`;
-    setup.push(registerLocationsCommand(shop, locations.map((id, k) => ({ location_id: id, name: `R${i}-${k}` }))));
+    setup.push(
+      registerLocationsCommand(
+        shop,
+        locations.map((id, k) => ({ location_id: id, name: `R${i}-${k}` })),
+      ),
+    );
     setup.push(registerChannelsCommand(shop, [{ channel_id: channel, name: 'web' }]));
-    setup.push(productsUpsertCommand(shop, Array.from({ length: 50 }, (_, k) => ({ barcode: barcode(k), product_name: `Replay ${i}/${k}`, current_price: 100 + k }))));
+    setup.push(
+      productsUpsertCommand(
+        shop,
+        Array.from({ length: 50 }, (_, k) => ({ barcode: barcode(k), product_name: `Replay ${i}/${k}`, current_price: 100 + k })),
+      ),
+    );
     rest.push([]);
     const per = Math.ceil((s.commands - 3 * s.shops) / s.shops);
     for (let n = 0; n < per; n++) {
@@ -80,28 +118,75 @@ function buildLog(s: B5Settings): Command[] {
       const out = rest[i]!;
       switch (n % 5) {
         case 0:
-          out.push(productsUpsertCommand(shop, Array.from({ length: 5 }, (_, k) => ({ barcode: barcode(k0 + k), product_name: `Replay ${i}/${k0 + k}`, current_price: 100 + n + k }))));
+          out.push(
+            productsUpsertCommand(
+              shop,
+              Array.from({ length: 5 }, (_, k) => ({
+                barcode: barcode(k0 + k),
+                product_name: `Replay ${i}/${k0 + k}`,
+                current_price: 100 + n + k,
+              })),
+            ),
+          );
           break;
         case 1:
-          out.push(snapshotCommand(shop, loc, Array.from({ length: 20 }, (_, k) => ({ barcode: barcode(k0 + (k % 10)), on_hand_qty: (n + k) % 9, available_qty: (n + k) % 7 }))));
+          out.push(
+            snapshotCommand(
+              shop,
+              loc,
+              Array.from({ length: 20 }, (_, k) => ({
+                barcode: barcode(k0 + (k % 10)),
+                on_hand_qty: (n + k) % 9,
+                available_qty: (n + k) % 7,
+              })),
+            ),
+          );
           break;
         case 2:
-          out.push(availableDeltaCommand(shop, loc, Array.from({ length: 5 }, (_, k) => ({ barcode: barcode(k0 + k), available_delta: ((n + k) % 5) - 2 }))));
+          out.push(
+            availableDeltaCommand(
+              shop,
+              loc,
+              Array.from({ length: 5 }, (_, k) => ({ barcode: barcode(k0 + k), available_delta: ((n + k) % 5) - 2 })),
+            ),
+          );
           break;
         case 3:
-          out.push(levelsAbsoluteCommand(shop, Array.from({ length: 10 }, (_, k) => ({ barcode: barcode(k0 + k), location_id: locations[k % 2]!, on_hand_qty: (n * k) % 11, available_qty: (n * k) % 11 }))));
+          out.push(
+            levelsAbsoluteCommand(
+              shop,
+              Array.from({ length: 10 }, (_, k) => ({
+                barcode: barcode(k0 + k),
+                location_id: locations[k % 2]!,
+                on_hand_qty: (n * k) % 11,
+                available_qty: (n * k) % 11,
+              })),
+            ),
+          );
           break;
         default:
-          out.push(orderLinesCommand(shop, Array.from({ length: 10 }, (_, k) => orderRow({ transaction_id: `T${n % 60}`, line: k + 1 }, { barcode: barcode(k0 + k), channel_id: channel, location_id: loc }, `c${n}`))));
+          out.push(
+            orderLinesCommand(
+              shop,
+              Array.from({ length: 10 }, (_, k) =>
+                orderRow(
+                  { transaction_id: `T${n % 60}`, line: k + 1 },
+                  { barcode: barcode(k0 + k), channel_id: channel, location_id: loc },
+                  `c${n}`,
+                ),
+              ),
+            ),
+          );
       }
     }
   }
   // Interleave the shops, as concurrent clients would.
   const interleaved: Command[] = [];
-  for (let n = 0; rest.some((r) => n < r.length); n++) for (const r of rest) {
-    const c = r[n];
-    if (c) interleaved.push(c);
-  }
+  for (let n = 0; rest.some((r) => n < r.length); n++)
+    for (const r of rest) {
+      const c = r[n];
+      if (c) interleaved.push(c);
+    }
   return [...setup, ...interleaved].slice(0, s.commands);
 }
 
@@ -119,7 +204,12 @@ async function waitForCount(pool: Pool, sql: string, want: number, timeoutMs: nu
 }
 
 export async function runB5(s: B5Settings, brokers: string[], id: string): Promise<B5Result> {
-  const topics: TopicNames = { commands: `bench.${id}.commands`, audit: `bench.${id}.audit`, stockZero: `bench.${id}.stock-zero`, stockRestored: `bench.${id}.stock-restored` };
+  const topics: TopicNames = {
+    commands: `bench.${id}.commands`,
+    audit: `bench.${id}.audit`,
+    stockZero: `bench.${id}.stock-zero`,
+    stockRestored: `bench.${id}.stock-restored`,
+  };
   const kafka = createKafka({ brokers, security: kafkaSecurity, clientId: `ingest-bench-${id}` });
   await ensureTopics(kafka, topicPlan(topics, s.partitions));
   const log = buildLog(s);
@@ -131,13 +221,16 @@ export async function runB5(s: B5Settings, brokers: string[], id: string): Promi
   const commandLog = createCommandLog(sink, topics.commands);
   const setupCount = 3 * s.shops;
   for (const c of log.slice(0, setupCount)) await commandLog.appendCommand(envelope(c));
-  for (let i = setupCount; i < log.length; i += 200) await Promise.all(log.slice(i, i + 200).map((c) => commandLog.appendCommand(envelope(c))));
+  for (let i = setupCount; i < log.length; i += 200)
+    await Promise.all(log.slice(i, i + 200).map((c) => commandLog.appendCommand(envelope(c))));
   await sink.close();
 
   const liveUrl = await createBenchDatabase('ingest_bench_b5_live');
   const replayUrl = await createBenchDatabase('ingest_bench_b5_replay');
   const liveAdmin = createPool({ connectionString: liveUrl, max: 1, applicationName: 'ingest-bench' });
-  const livePool = observedPool(createPool({ connectionString: liveUrl, role: 'ingest_service', max: 10, applicationName: 'ingest-bench-projector' }));
+  const livePool = observedPool(
+    createPool({ connectionString: liveUrl, role: 'ingest_service', max: 10, applicationName: 'ingest-bench-projector' }),
+  );
   say('B5: live projector (startProjector) on the log');
   const wallStart = performance.now();
   const projector = await startProjector({
@@ -154,7 +247,11 @@ export async function runB5(s: B5Settings, brokers: string[], id: string): Promi
   try {
     await waitForCount(liveAdmin, 'SELECT count(*)::int AS n FROM agent_runtime.command_results', log.length, 600_000);
     const wall = (performance.now() - wallStart) / 1000;
-    const rows = (await liveAdmin.query<{ status_code: number; n: number }>('SELECT status_code, count(*)::int AS n FROM agent_runtime.command_results GROUP BY 1')).rows;
+    const rows = (
+      await liveAdmin.query<{ status_code: number; n: number }>(
+        'SELECT status_code, count(*)::int AS n FROM agent_runtime.command_results GROUP BY 1',
+      )
+    ).rows;
     statuses = Object.fromEntries(rows.map((r) => [String(r.status_code), r.n]));
     say(`B5: live done in ${wall.toFixed(1)} s wall (statuses ${JSON.stringify(statuses)})`);
   } finally {
@@ -166,15 +263,25 @@ export async function runB5(s: B5Settings, brokers: string[], id: string): Promi
   const wallLive = (livePool.lastCommit()! - wallStart) / 1000;
 
   say('B5: replayCommandLog into a fresh database');
-  const replayPool = observedPool(createPool({ connectionString: replayUrl, role: 'ingest_service', max: 4, applicationName: 'ingest-bench-replay' }));
+  const replayPool = observedPool(
+    createPool({ connectionString: replayUrl, role: 'ingest_service', max: 4, applicationName: 'ingest-bench-replay' }),
+  );
   let replayed;
   try {
-    replayed = await replayCommandLog({ pool: replayPool.pool, kafka: createKafka({ brokers, security: kafkaSecurity, clientId: `ingest-bench-replay-${id}` }), schemas: new SchemaRegistry(), topic: topics.commands, batchSize: s.replay_batch_size });
+    replayed = await replayCommandLog({
+      pool: replayPool.pool,
+      kafka: createKafka({ brokers, security: kafkaSecurity, clientId: `ingest-bench-replay-${id}` }),
+      schemas: new SchemaRegistry(),
+      topic: topics.commands,
+      batchSize: s.replay_batch_size,
+    });
   } finally {
     await replayPool.pool.end();
   }
   const replaySeconds = (replayPool.lastCommit()! - replayPool.firstConnect()!) / 1000;
-  say(`B5: replay ${replayed.applied} applied, ${replayed.skipped} skipped; ${replaySeconds.toFixed(2)} s first to last commit (replayer says ${replayed.seconds.toFixed(2)} s)`);
+  say(
+    `B5: replay ${replayed.applied} applied, ${replayed.skipped} skipped; ${replaySeconds.toFixed(2)} s first to last commit (replayer says ${replayed.seconds.toFixed(2)} s)`,
+  );
 
   const comparison = await compareReadModels(liveUrl, replayUrl);
   const admin = kafka.admin();
@@ -187,7 +294,15 @@ export async function runB5(s: B5Settings, brokers: string[], id: string): Promi
   return {
     settings: s,
     mix,
-    live: { commands: log.length, seconds: round(liveSeconds, 2), commands_per_s: round(liveRate, 1), wall_seconds_incl_group_join: round(wallLive, 2), statuses, transactions: livePool.commits(), profile: profileOf(livePool, log.length, liveSeconds) },
+    live: {
+      commands: log.length,
+      seconds: round(liveSeconds, 2),
+      commands_per_s: round(liveRate, 1),
+      wall_seconds_incl_group_join: round(wallLive, 2),
+      statuses,
+      transactions: livePool.commits(),
+      profile: profileOf(livePool, log.length, liveSeconds),
+    },
     replay: {
       commands: replayed.applied + replayed.skipped,
       seconds: round(replaySeconds, 2),

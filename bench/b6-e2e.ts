@@ -80,10 +80,22 @@ export const SECRET = 'bench-ingest-secret';
 export const SNAPSHOT = '/api/ingest/inventory-snapshot';
 
 /** One POST with the bench's ingest secret over `agent`; B7 reuses it (and reads Retry-After). */
-export function post(agent: Agent, port: number, path: string, body: string): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> {
+export function post(
+  agent: Agent,
+  port: number,
+  path: string,
+  body: string,
+): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-ingest-secret': SECRET } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-ingest-secret': SECRET },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -125,7 +137,15 @@ interface LoopResult {
 export async function runB6(s: B6Settings, brokers: string[], id: string): Promise<B6Result> {
   const kafka = createKafka({ brokers, security: kafkaSecurity, clientId: `ingest-bench-b6-${id}` });
   const topics = Object.fromEntries(
-    DESIGNS.map((d) => [d, { commands: `bench.${id}.b6.${d}.commands`, audit: `bench.${id}.b6.${d}.audit`, stockZero: `bench.${id}.b6.${d}.stock-zero`, stockRestored: `bench.${id}.b6.${d}.stock-restored` }]),
+    DESIGNS.map((d) => [
+      d,
+      {
+        commands: `bench.${id}.b6.${d}.commands`,
+        audit: `bench.${id}.b6.${d}.audit`,
+        stockZero: `bench.${id}.b6.${d}.stock-zero`,
+        stockRestored: `bench.${id}.b6.${d}.stock-restored`,
+      },
+    ]),
   ) as Record<Design, TopicNames>;
   const servers: Partial<Record<Design, ServerProcess>> = {};
   const dbs: Partial<Record<Design, Pool>> = {};
@@ -135,19 +155,24 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
       const url = await createBenchDatabase(`ingest_bench_b6_${d}`);
       dbs[d] = createPool({ connectionString: url, max: 2, applicationName: 'ingest-bench-b6' });
       const t = topics[d];
-      servers[d] = await ServerProcess.start(fileURLToPath(new URL('./b6-server.ts', import.meta.url)), [d], {
-        DATABASE_URL: url,
-        KAFKA_BROKERS: brokers.join(','),
-        COMMANDS_TOPIC: t.commands,
-        AUDIT_TOPIC: t.audit,
-        STOCK_ZERO_TOPIC: t.stockZero,
-        STOCK_RESTORED_TOPIC: t.stockRestored,
-        PROJECTOR_GROUP_ID: `bench-${id}-b6-projector`,
-        INGEST_SECRET: SECRET,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DAILY_SNAPSHOT_CHECK_MS: '3600000',
-      }, profileArgs(d));
+      servers[d] = await ServerProcess.start(
+        fileURLToPath(new URL('./b6-server.ts', import.meta.url)),
+        [d],
+        {
+          DATABASE_URL: url,
+          KAFKA_BROKERS: brokers.join(','),
+          COMMANDS_TOPIC: t.commands,
+          AUDIT_TOPIC: t.audit,
+          STOCK_ZERO_TOPIC: t.stockZero,
+          STOCK_RESTORED_TOPIC: t.stockRestored,
+          PROJECTOR_GROUP_ID: `bench-${id}-b6-projector`,
+          INGEST_SECRET: SECRET,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          DAILY_SNAPSHOT_CHECK_MS: '3600000',
+        },
+        profileArgs(d),
+      );
       say(`B6: ${d} server on port ${servers[d].port}`);
     }
     const server = (d: Design) => servers[d]!;
@@ -165,27 +190,45 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
     const chosen: Array<{ shop: string; partition: number; locations: string[]; barcodes: string[] }> = [];
     for (let i = 0; chosen.length < maxShops && i < 60; i++) {
       const shop = `bench-b6-${i}.myshop.example`;
-      const res = (await call('pipeline', '/api/admin/locations', { shop, locations: Array.from({ length: s.clients }, (_, k) => ({ name: `B6-${i}-${k}` })) })) as {
+      const res = (await call('pipeline', '/api/admin/locations', {
+        shop,
+        locations: Array.from({ length: s.clients }, (_, k) => ({ name: `B6-${i}-${k}` })),
+      })) as {
         locations: Array<{ location_id: string }>;
       };
-      const partition = (await db('pipeline').query<{ p: number }>('SELECT kafka_partition AS p FROM agent_runtime.processed_commands WHERE shop = $1 LIMIT 1', [shop])).rows[0]!.p;
+      const partition = (
+        await db('pipeline').query<{ p: number }>(
+          'SELECT kafka_partition AS p FROM agent_runtime.processed_commands WHERE shop = $1 LIMIT 1',
+          [shop],
+        )
+      ).rows[0]!.p;
       const used = new Set(chosen.map((c) => c.partition));
       if (used.has(partition) && used.size < Math.min(s.partitions, maxShops)) continue;
-      const barcodes = Array.from({ length: s.lines_per_request }, (_, k) => `49${String(i).padStart(3, '0')}${String(k).padStart(8, '0')}`);
+      const barcodes = Array.from(
+        { length: s.lines_per_request },
+        (_, k) => `49${String(i).padStart(3, '0')}${String(k).padStart(8, '0')}`,
+      );
       chosen.push({ shop, partition, locations: res.locations.map((l) => l.location_id), barcodes });
     }
     for (const c of chosen) {
       const products = { shop: c.shop, products: c.barcodes.map((barcode, k) => ({ barcode, product_name: `B6 ${c.shop} ${k}` })) };
-      await call('peer', '/api/admin/locations', { shop: c.shop, locations: c.locations.map((location_id, k) => ({ location_id, name: `B6-${k}` })) });
+      await call('peer', '/api/admin/locations', {
+        shop: c.shop,
+        locations: c.locations.map((location_id, k) => ({ location_id, name: `B6-${k}` })),
+      });
       for (const d of DESIGNS) await call(d, '/api/ingest/products', products);
     }
-    say(`B6: shops ${chosen.map((c) => `${c.shop} (partition ${c.partition})`).join(', ')}; ${s.clients} locations each, ${s.lines_per_request} products`);
+    say(
+      `B6: shops ${chosen.map((c) => `${c.shop} (partition ${c.partition})`).join(', ')}; ${s.clients} locations each, ${s.lines_per_request} products`,
+    );
 
     // Bodies: every request changes every line of its location (values move with the location's own
     // request count, mod 97), built from pre-serialised line arrays so the load generator stays light.
     const VARIANTS = 97;
     const linesJson = chosen.map((c) =>
-      Array.from({ length: VARIANTS }, (_, n) => JSON.stringify(c.barcodes.map((barcode, k) => ({ barcode, on_hand_qty: ((n + k) % 97) + 1, available_qty: (n + k) % 89 })))),
+      Array.from({ length: VARIANTS }, (_, n) =>
+        JSON.stringify(c.barcodes.map((barcode, k) => ({ barcode, on_hand_qty: ((n + k) % 97) + 1, available_qty: (n + k) % 89 }))),
+      ),
     );
     const sent = new Map<string, number>();
     const bodyOf = (t: Target): string => {
@@ -195,7 +238,8 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
       return `{"shop":${JSON.stringify(t.shop)},"source_system":"bench-wms","location_id":"${t.location}","lines":${linesJson[t.shopIndex]![n % VARIANTS]!}}`;
     };
     const count = async (d: Design, sql: string) => (await db(d).query<{ n: number }>(sql)).rows[0]!.n;
-    const results = (d: Design) => count(d, `SELECT count(*)::int AS n FROM agent_runtime.command_results WHERE kind = 'inventory.snapshot'`);
+    const results = (d: Design) =>
+      count(d, `SELECT count(*)::int AS n FROM agent_runtime.command_results WHERE kind = 'inventory.snapshot'`);
     const pending = (d: Design) => count(d, 'SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL');
     const relay: { stalled: string | null } = { stalled: null };
     /** Waits until the design's relay has published every outbox row; null (and `relay.stalled` set) when it does not in time. */
@@ -229,7 +273,11 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
     setupAgent.destroy();
 
     const targets = (shops: number): Target[] =>
-      Array.from({ length: s.clients }, (_, c) => ({ shop: chosen[c % shops]!.shop, shopIndex: c % shops, location: chosen[c % shops]!.locations[Math.floor(c / shops)]! }));
+      Array.from({ length: s.clients }, (_, c) => ({
+        shop: chosen[c % shops]!.shop,
+        shopIndex: c % shops,
+        location: chosen[c % shops]!.locations[Math.floor(c / shops)]!,
+      }));
 
     /**
      * One closed loop of `warmup + seconds`: every client sends its next body when its reply arrives.
@@ -319,7 +367,10 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
       };
       if (d === 'pipeline') {
         const [g0, g1] = [histogram(m0, 'projector_group_commands'), histogram(m1, 'projector_group_commands')];
-        const [a0, a1] = [histogram(m0, 'projector_command_seconds', 'inventory.snapshot'), histogram(m1, 'projector_command_seconds', 'inventory.snapshot')];
+        const [a0, a1] = [
+          histogram(m0, 'projector_command_seconds', 'inventory.snapshot'),
+          histogram(m1, 'projector_command_seconds', 'inventory.snapshot'),
+        ];
         // Grouped transactions are in the group histogram; commands applied alone only in the duration one.
         const applied = a1.count - a0.count;
         const transactions = g1.count - g0.count + Math.max(0, applied - (g1.sum - g0.sum));
@@ -349,7 +400,15 @@ export async function runB6(s: B6Settings, brokers: string[], id: string): Promi
     }
 
     const lines = Object.fromEntries(
-      DESIGNS.map((d) => [d, Object.fromEntries(s.shop_counts.map((n) => [String(n), median(points.filter((p) => p.design === d && p.shops === Math.min(n, chosen.length)).map((p) => p.lines_per_s))]))]),
+      DESIGNS.map((d) => [
+        d,
+        Object.fromEntries(
+          s.shop_counts.map((n) => [
+            String(n),
+            median(points.filter((p) => p.design === d && p.shops === Math.min(n, chosen.length)).map((p) => p.lines_per_s)),
+          ]),
+        ),
+      ]),
     ) as Record<Design, Record<string, number>>;
     const ratio = (n: string) => (lines.pipeline[n] && lines.peer[n] ? round(lines.pipeline[n] / lines.peer[n], 3) : null);
     if (relay.stalled) say(`B6 stopped: ${relay.stalled}`);

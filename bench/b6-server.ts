@@ -21,7 +21,9 @@ type StoredReply = Awaited<ReturnType<ReturnType<ReplyWaiter['register']>['wait'
 const mode = process.argv[2];
 const env = process.env;
 // BENCH_B6_LOG=warn (or info, debug) lets the server's own log through, on stderr.
-const log = env['BENCH_B6_LOG'] ? createLogger({ name: `bench-b6-${String(process.argv[2])}`, level: env['BENCH_B6_LOG'] }) : silentLogger();
+const log = env['BENCH_B6_LOG']
+  ? createLogger({ name: `bench-b6-${String(process.argv[2])}`, level: env['BENCH_B6_LOG'] })
+  : silentLogger();
 const common = readCommonConfig(env);
 const role = common.dbRole || undefined;
 
@@ -41,7 +43,9 @@ if (mode === 'pipeline') {
   // As many connections as the pipeline's gateway and projector pools (10 each).
   const requests = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-bench-peer-gateway' });
   const writes = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-bench-peer-apply' });
-  const sink = await createMessageSink(createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-bench-peer' }));
+  const sink = await createMessageSink(
+    createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-bench-peer' }),
+  );
   const relay = await startRelay({ pool: writes, connectionString: common.databaseUrl, role, listener, sink, log, registry, fenceMs: 0 });
   const replies = new Map<string, NonNullable<StoredReply>>();
   let offset = 0;
@@ -51,7 +55,8 @@ if (mode === 'pipeline') {
       const c = envelope as unknown as Command;
       const at = { topic: 'peer', partition: 0, offset: String(offset++) };
       const reply = await withTransaction(writes, async (tx) => {
-        if ((await applyCommand(tx, c, at, { sideEffects: { topics: common.topics } })) !== 'applied') throw new Error(`${c.command_id} was not applied`);
+        if ((await applyCommand(tx, c, at, { sideEffects: { topics: common.topics } })) !== 'applied')
+          throw new Error(`${c.command_id} was not applied`);
         const { rows } = await tx.query<{ status_code: number; body: Record<string, unknown> }>(
           'SELECT status_code, body FROM agent_runtime.command_results WHERE command_id = $1',
           [c.command_id],

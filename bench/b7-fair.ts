@@ -62,7 +62,15 @@ export interface B7Phase {
   /** Quiet p99 of each round's run of this phase. */
   quiet_p99_ms_by_round: number[];
   quiet: B7Side & { p99_ms_by_shop: Record<string, number> };
-  noisy: (B7Side & { count_429: number; count_429_with_retry_after: number; count_5xx: number; other: number; retry_after_s: { min: number; max: number } | null }) | null;
+  noisy:
+    | (B7Side & {
+        count_429: number;
+        count_429_with_retry_after: number;
+        count_5xx: number;
+        other: number;
+        retry_after_s: { min: number; max: number } | null;
+      })
+    | null;
   server_event_loop_p99_ms: number;
   server_cpu_ms: number;
 }
@@ -99,7 +107,12 @@ function side(samples: Sample[], linesPerRequest: number, windowS: number): B7Si
 }
 
 export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capacity: number | null): Promise<B7Result> {
-  const topics: TopicNames = { commands: `bench.${id}.b7.commands`, audit: `bench.${id}.b7.audit`, stockZero: `bench.${id}.b7.stock-zero`, stockRestored: `bench.${id}.b7.stock-restored` };
+  const topics: TopicNames = {
+    commands: `bench.${id}.b7.commands`,
+    audit: `bench.${id}.b7.audit`,
+    stockZero: `bench.${id}.b7.stock-zero`,
+    stockRestored: `bench.${id}.b7.stock-restored`,
+  };
   const kafka = createKafka({ brokers, clientId: `ingest-bench-b7-${id}` });
   await ensureTopics(kafka, topicPlan(topics, s.partitions));
   const url = await createBenchDatabase('ingest_bench_b7');
@@ -122,7 +135,11 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
     };
     const script = fileURLToPath(new URL('./b6-server.ts', import.meta.url));
     // First without per-shop limits: set up the shops and measure the capacity.
-    server = await ServerProcess.start(script, ['pipeline'], { ...serverEnv, SHOP_RATE_LINES_PER_S: '1000000000', SHOP_BURST_LINES: '1000000000' });
+    server = await ServerProcess.start(script, ['pipeline'], {
+      ...serverEnv,
+      SHOP_RATE_LINES_PER_S: '1000000000',
+      SHOP_BURST_LINES: '1000000000',
+    });
     let port = server.port;
     const call = async (path: string, body: unknown): Promise<unknown> => {
       const r = await post(setupAgent, port, path, JSON.stringify(body));
@@ -142,15 +159,28 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
     const VARIANTS = 31;
     const bodies = new Map<string, string[]>();
     for (const [i, x] of shops.entries()) {
-      const loc = (await call('/api/admin/locations', { shop: x.shop, locations: [{ name: `B7-${i}` }] })) as { locations: Array<{ location_id: string }> };
+      const loc = (await call('/api/admin/locations', { shop: x.shop, locations: [{ name: `B7-${i}` }] })) as {
+        locations: Array<{ location_id: string }>;
+      };
       const location = loc.locations[0]!.location_id;
-      const barcodes = Array.from({ length: s.lines_per_request }, (_, k) => `48${String(i).padStart(3, '0')}${String(k).padStart(8, '0')}`);
-      await call('/api/ingest/products', { shop: x.shop, products: barcodes.map((barcode, k) => ({ barcode, product_name: `B7 ${i}/${k}` })) });
+      const barcodes = Array.from(
+        { length: s.lines_per_request },
+        (_, k) => `48${String(i).padStart(3, '0')}${String(k).padStart(8, '0')}`,
+      );
+      await call('/api/ingest/products', {
+        shop: x.shop,
+        products: barcodes.map((barcode, k) => ({ barcode, product_name: `B7 ${i}/${k}` })),
+      });
       // Every request changes every line (values move with the request number, mod VARIANTS).
       bodies.set(
         x.shop,
         Array.from({ length: VARIANTS }, (_, n) =>
-          JSON.stringify({ shop: x.shop, source_system: 'bench-wms', location_id: location, lines: barcodes.map((barcode, k) => ({ barcode, on_hand_qty: ((n + k) % 97) + 1, available_qty: (n + k) % 89 })) }),
+          JSON.stringify({
+            shop: x.shop,
+            source_system: 'bench-wms',
+            location_id: location,
+            lines: barcodes.map((barcode, k) => ({ barcode, on_hand_qty: ((n + k) % 97) + 1, available_qty: (n + k) % 89 })),
+          }),
         ),
       );
     }
@@ -191,16 +221,26 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
       agent.destroy();
       return Math.round(lines / s.capacity_seconds);
     })();
-    const capacity = { lines_per_s: capacityLines, source: `measured by B7: closed loop, ${s.capacity_clients} clients over ${shops.length} shops, ${s.capacity_seconds} s` };
+    const capacity = {
+      lines_per_s: capacityLines,
+      source: `measured by B7: closed loop, ${s.capacity_clients} clients over ${shops.length} shops, ${s.capacity_seconds} s`,
+    };
     const rate = Math.max(1, Math.round(capacity.lines_per_s * s.shop_rate_fraction));
     // One second of the shop's rate, and never less than two requests.
     const burst = Math.max(rate, 2 * s.lines_per_request);
-    say(`B7: capacity ${capacityLines} lines/s (B6: ${b6Capacity ?? 'not known'}); gateway restarted with SHOP_RATE_LINES_PER_S ${rate}, SHOP_BURST_LINES ${burst}`);
+    say(
+      `B7: capacity ${capacityLines} lines/s (B6: ${b6Capacity ?? 'not known'}); gateway restarted with SHOP_RATE_LINES_PER_S ${rate}, SHOP_BURST_LINES ${burst}`,
+    );
     await server.stop();
     // BENCH_B7_CPU_PROF_DIR: a V8 CPU profile of the measured server (for bench/profile-summary.ts).
     const prof = process.env['BENCH_B7_CPU_PROF_DIR'];
     const execArgv = prof ? ['--cpu-prof', '--cpu-prof-dir', prof, '--cpu-prof-interval', '1000'] : [];
-    server = await ServerProcess.start(script, ['pipeline'], { ...serverEnv, SHOP_RATE_LINES_PER_S: String(rate), SHOP_BURST_LINES: String(burst) }, execArgv);
+    server = await ServerProcess.start(
+      script,
+      ['pipeline'],
+      { ...serverEnv, SHOP_RATE_LINES_PER_S: String(rate), SHOP_BURST_LINES: String(burst) },
+      execArgv,
+    );
     port = server.port;
     await warmUp();
     await sleep(Math.ceil((1000 * burst) / rate));
@@ -222,7 +262,18 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
         const pending: Array<Promise<void>> = [];
         // The noisy shop is a client process of its own (b7-noisy.ts), as another retailer would be.
         const noisyShop = shops.find((x) => x.role === 'noisy')!.shop;
-        const noisy = name === 'with_noisy' ? await NoisyClient.start({ type: 'run', port, path: SNAPSHOT, bodies: bodies.get(noisyShop)!, intervalMs: (1000 * s.lines_per_request) / noisyRate, seconds: s.seconds, maxSockets: 256 }) : null;
+        const noisy =
+          name === 'with_noisy'
+            ? await NoisyClient.start({
+                type: 'run',
+                port,
+                path: SNAPSHOT,
+                bodies: bodies.get(noisyShop)!,
+                intervalMs: (1000 * s.lines_per_request) / noisyRate,
+                seconds: s.seconds,
+                maxSockets: 256,
+              })
+            : null;
         await server.ask('reset');
         noisy?.go();
         const t0 = performance.now();
@@ -236,8 +287,24 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
               st.next += st.intervalMs;
               pending.push(
                 post(quietAgent, port, SNAPSHOT, bodyOf(st.shop)).then(
-                  (r) => void samples.push({ role: st.role, shop: st.shop, at: due / 1000, status: r.status, ms: performance.now() - t0 - due, retryAfter: r.headers['retry-after'] ?? null }),
-                  () => void samples.push({ role: st.role, shop: st.shop, at: due / 1000, status: 0, ms: performance.now() - t0 - due, retryAfter: null }),
+                  (r) =>
+                    void samples.push({
+                      role: st.role,
+                      shop: st.shop,
+                      at: due / 1000,
+                      status: r.status,
+                      ms: performance.now() - t0 - due,
+                      retryAfter: r.headers['retry-after'] ?? null,
+                    }),
+                  () =>
+                    void samples.push({
+                      role: st.role,
+                      shop: st.shop,
+                      at: due / 1000,
+                      status: 0,
+                      ms: performance.now() - t0 - due,
+                      retryAfter: null,
+                    }),
                 ),
               );
             }
@@ -272,7 +339,13 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
       const noisy = counted.filter((x) => x.role === 'noisy');
       const byShop: Record<string, number> = {};
       for (const x of shops.filter((y) => y.role === 'quiet'))
-        byShop[x.shop] = round(percentile(quiet.filter((q) => q.shop === x.shop && q.status === 200).map((q) => q.ms), 99), 1);
+        byShop[x.shop] = round(
+          percentile(
+            quiet.filter((q) => q.shop === x.shop && q.status === 200).map((q) => q.ms),
+            99,
+          ),
+          1,
+        );
       // Every answer of the noisy shop, warm-up included, for its statuses.
       const noisyAll = run.samples.filter((x) => x.role === 'noisy');
       const retry = noisyAll.filter((x) => x.status === 429 && x.retryAfter !== null).map((x) => Number(x.retryAfter));
@@ -297,7 +370,9 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
       };
       say(
         `B7 ${name}: quiet p50/p95/p99 ${phase.quiet.p50_ms}/${phase.quiet.p95_ms}/${phase.quiet.p99_ms} ms over ${phase.quiet.requests} requests ${JSON.stringify(phase.quiet.statuses)}` +
-          (phase.noisy ? `; noisy ${JSON.stringify(phase.noisy.statuses)}, 429 with Retry-After ${phase.noisy.count_429_with_retry_after}/${phase.noisy.count_429}, admitted ${phase.noisy.accepted_lines_per_s} lines/s` : ''),
+          (phase.noisy
+            ? `; noisy ${JSON.stringify(phase.noisy.statuses)}, 429 with Retry-After ${phase.noisy.count_429_with_retry_after}/${phase.noisy.count_429}, admitted ${phase.noisy.accepted_lines_per_s} lines/s`
+            : ''),
       );
       return phase;
     });

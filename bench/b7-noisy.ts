@@ -42,7 +42,13 @@ async function openLoop(run: NoisyRun): Promise<NoisySample[]> {
       const body = run.bodies[n++ % run.bodies.length]!;
       pending.push(
         post(agent, run.port, run.path, body).then(
-          (r) => void samples.push({ at: due / 1000, status: r.status, ms: performance.now() - t0 - due, retryAfter: (r.headers['retry-after']) ?? null }),
+          (r) =>
+            void samples.push({
+              at: due / 1000,
+              status: r.status,
+              ms: performance.now() - t0 - due,
+              retryAfter: r.headers['retry-after'] ?? null,
+            }),
           () => void samples.push({ at: due / 1000, status: 0, ms: performance.now() - t0 - due, retryAfter: null }),
         ),
       );

@@ -196,8 +196,16 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
   mkdirSync(logDir, { recursive: true });
   const loadavgBefore = loadavg();
   const t0 = performance.now();
-  say(`B8: load average before start ${loadavgBefore.join(' ')}; starting a ${s.cluster_size}-node Kafka cluster on ${s.base_port} (+100 per node)`);
-  const cluster: KafkaCluster = await startKafkaCluster({ dataDir, size: s.cluster_size, basePort: s.base_port, log: (m) => say(`B8 kafka: ${m}`), fresh: true });
+  say(
+    `B8: load average before start ${loadavgBefore.join(' ')}; starting a ${s.cluster_size}-node Kafka cluster on ${s.base_port} (+100 per node)`,
+  );
+  const cluster: KafkaCluster = await startKafkaCluster({
+    dataDir,
+    size: s.cluster_size,
+    basePort: s.base_port,
+    log: (m) => say(`B8 kafka: ${m}`),
+    fresh: true,
+  });
   const clusterSeconds = round((performance.now() - t0) / 1000, 1);
   const host = serviceHost(logDir, (m) => say(`B8: ${m}`));
   let db: Pool | null = null;
@@ -206,13 +214,22 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
   const admin = kafka.admin();
   try {
     await admin.connect();
-    const topics: TopicNames = { commands: `bench.${id}.b8.commands`, audit: `bench.${id}.b8.audit`, stockZero: `bench.${id}.b8.stock-zero`, stockRestored: `bench.${id}.b8.stock-restored` };
-    await ensureTopics(kafka, topicPlan(topics, s.partitions, { replicationFactor: s.replication_factor, minInsyncReplicas: s.min_insync_replicas }));
+    const topics: TopicNames = {
+      commands: `bench.${id}.b8.commands`,
+      audit: `bench.${id}.b8.audit`,
+      stockZero: `bench.${id}.b8.stock-zero`,
+      stockRestored: `bench.${id}.b8.stock-restored`,
+    };
+    await ensureTopics(
+      kafka,
+      topicPlan(topics, s.partitions, { replicationFactor: s.replication_factor, minInsyncReplicas: s.min_insync_replicas }),
+    );
     const url = await createBenchDatabase('ingest_bench_b8');
     db = createPool({ connectionString: url, max: 2, applicationName: 'ingest-bench-b8' });
     const groupId = `bench-${id}-b8-projector`;
     const inherited = { ...process.env };
-    for (const k of ['FAILPOINTS', 'DATABASE_URL', 'KAFKA_BROKERS', 'PORT', 'HOST', 'PROJECTOR_METRICS_PORT', 'DB_ROLE', 'PROJECTOR_ROLES']) delete inherited[k];
+    for (const k of ['FAILPOINTS', 'DATABASE_URL', 'KAFKA_BROKERS', 'PORT', 'HOST', 'PROJECTOR_METRICS_PORT', 'DB_ROLE', 'PROJECTOR_ROLES'])
+      delete inherited[k];
     const env: NodeJS.ProcessEnv = {
       ...inherited,
       DATABASE_URL: url,
@@ -235,24 +252,33 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
     for (let i = 1; i <= maxG; i++) gateways.push(await host.create('gateway', `gateway-${i}`, env));
     // The first projector runs every role (relay, scheduler, pruner elect one process anyway); the
     // scaled ones only apply, as the deployment docs suggest.
-    for (let i = 1; i <= maxP; i++) projectors.push(await host.create('projector', `projector-${i}`, i === 1 ? env : { ...env, PROJECTOR_ROLES: 'apply' }));
+    for (let i = 1; i <= maxP; i++)
+      projectors.push(await host.create('projector', `projector-${i}`, i === 1 ? env : { ...env, PROJECTOR_ROLES: 'apply' }));
 
     // --- the group, observed from outside ---
     const describe = async () => {
       const g = (await admin.describeGroups([groupId])).groups[0];
-      return { state: g?.state ?? 'unknown', members: g?.members.length ?? 0, assignment: (g?.members ?? []).map((m) => assignedPartitions(m.memberAssignment)).sort((a, b) => b - a) };
+      return {
+        state: g?.state ?? 'unknown',
+        members: g?.members.length ?? 0,
+        assignment: (g?.members ?? []).map((m) => assignedPartitions(m.memberAssignment)).sort((a, b) => b - a),
+      };
     };
     const waitStable = async (members: number, timeoutMs = 90_000) => {
       const deadline = performance.now() + timeoutMs;
       for (;;) {
         const d = await describe().catch(() => null);
         if (d && d.state === 'Stable' && d.members === members && d.assignment.reduce((a, b) => a + b, 0) === s.partitions) return d;
-        if (performance.now() > deadline) throw new Error(`B8: the group did not settle with ${members} members within ${timeoutMs} ms (last: ${JSON.stringify(d)})`);
+        if (performance.now() > deadline)
+          throw new Error(`B8: the group did not settle with ${members} members within ${timeoutMs} ms (last: ${JSON.stringify(d)})`);
         await sleep(100);
       }
     };
     const lagNow = async (): Promise<number> => {
-      const [ends, committed] = await Promise.all([admin.fetchTopicOffsets(topics.commands), admin.fetchOffsets({ groupId, topics: [topics.commands] })]);
+      const [ends, committed] = await Promise.all([
+        admin.fetchTopicOffsets(topics.commands),
+        admin.fetchOffsets({ groupId, topics: [topics.commands] }),
+      ]);
       const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
       return ends.reduce((sum, e) => {
         const c = done.get(e.partition) ?? -1;
@@ -282,14 +308,22 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
     // Every client has a location of its own (a shop of its own when clients ≤ shops), so no snapshot is ever stale.
     const locationsPerShop = Math.ceil(s.clients / s.shops);
     for (const [i, c] of chosen.entries()) {
-      const res = (await call('/api/admin/locations', { shop: c.shop, locations: Array.from({ length: locationsPerShop }, (_, k) => ({ name: `B8-${i}-${k}` })) })) as { locations: Array<{ location_id: string }> };
+      const res = (await call('/api/admin/locations', {
+        shop: c.shop,
+        locations: Array.from({ length: locationsPerShop }, (_, k) => ({ name: `B8-${i}-${k}` })),
+      })) as { locations: Array<{ location_id: string }> };
       c.locations = res.locations.map((l) => l.location_id);
       c.barcodes = Array.from({ length: s.lines_per_request }, (_, k) => `47${String(i).padStart(3, '0')}${String(k).padStart(8, '0')}`);
-      await call('/api/ingest/products', { shop: c.shop, products: c.barcodes.map((barcode, k) => ({ barcode, product_name: `B8 ${i}/${k}` })) });
+      await call('/api/ingest/products', {
+        shop: c.shop,
+        products: c.barcodes.map((barcode, k) => ({ barcode, product_name: `B8 ${i}/${k}` })),
+      });
     }
     const VARIANTS = 97;
     const linesJson = chosen.map((c) =>
-      Array.from({ length: VARIANTS }, (_, n) => JSON.stringify(c.barcodes.map((barcode, k) => ({ barcode, on_hand_qty: ((n + k) % 97) + 1, available_qty: (n + k) % 89 })))),
+      Array.from({ length: VARIANTS }, (_, n) =>
+        JSON.stringify(c.barcodes.map((barcode, k) => ({ barcode, on_hand_qty: ((n + k) % 97) + 1, available_qty: (n + k) % 89 }))),
+      ),
     );
     const sent = new Map<string, number>();
     const bodyOf = (shopIndex: number, location: string): string => {
@@ -298,12 +332,16 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
       sent.set(key, n);
       return `{"shop":${JSON.stringify(chosen[shopIndex]!.shop)},"source_system":"bench-wms","location_id":"${location}","lines":${linesJson[shopIndex]![n % VARIANTS]!}}`;
     };
-    const snapshotsStored = async () => (await db!.query<{ n: number }>(`SELECT count(*)::int AS n FROM agent_runtime.command_results WHERE kind = 'inventory.snapshot'`)).rows[0]!.n;
-    const outboxPending = async () => (await db!.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL')).rows[0]!.n;
+    const snapshotsStored = async () =>
+      (await db!.query<{ n: number }>(`SELECT count(*)::int AS n FROM agent_runtime.command_results WHERE kind = 'inventory.snapshot'`))
+        .rows[0]!.n;
+    const outboxPending = async () =>
+      (await db!.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL')).rows[0]!.n;
     const drainOutbox = async (timeoutS = 120) => {
       const deadline = performance.now() + timeoutS * 1000;
       while ((await outboxPending()) > 0) {
-        if (performance.now() > deadline) throw new Error(`B8: the relay left ${await outboxPending()} outbox rows unpublished for ${timeoutS} s`);
+        if (performance.now() > deadline)
+          throw new Error(`B8: the relay left ${await outboxPending()} outbox rows unpublished for ${timeoutS} s`);
         await sleep(200);
       }
     };
@@ -317,9 +355,14 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
     setupAgent.destroy();
     await drainOutbox();
     const seeded = await snapshotsStored();
-    say(`B8: ${chosen.length} shops (${chosen.map((c) => c.partition).join(',')} by partition), ${locationsPerShop} location(s) each, ${s.lines_per_request} products; seeded`);
+    say(
+      `B8: ${chosen.length} shops (${chosen.map((c) => c.partition).join(',')} by partition), ${locationsPerShop} location(s) each, ${s.lines_per_request} products; seeded`,
+    );
 
-    const clientTargets = Array.from({ length: s.clients }, (_, c) => ({ shopIndex: c % chosen.length, location: chosen[c % chosen.length]!.locations[Math.floor(c / chosen.length)]! }));
+    const clientTargets = Array.from({ length: s.clients }, (_, c) => ({
+      shopIndex: c % chosen.length,
+      location: chosen[c % chosen.length]!.locations[Math.floor(c / chosen.length)]!,
+    }));
 
     // --- the closed loop, over whichever gateways are in `active` (round-robin per request) ---
     let active: Service[] = [];
@@ -375,7 +418,19 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
       postgres: postgresPids(),
     });
 
-    const summarise = (name: string, g: number, p: number, completions: Completion[], from: number, to: number, c0: ReturnType<typeof cpuSnapshot>, c1: ReturnType<typeof cpuSnapshot>, la0: number[], la1: number[], assignment: number[]): B8Config => {
+    const summarise = (
+      name: string,
+      g: number,
+      p: number,
+      completions: Completion[],
+      from: number,
+      to: number,
+      c0: ReturnType<typeof cpuSnapshot>,
+      c1: ReturnType<typeof cpuSnapshot>,
+      la0: number[],
+      la1: number[],
+      assignment: number[],
+    ): B8Config => {
       const inWindow = completions.filter((x) => x.at >= from && x.at < to);
       const ok = inWindow.filter((x) => x.status === 200).map((x) => x.ms);
       const statuses: Record<string, number> = {};
@@ -396,7 +451,13 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
         pipeline_and_brokers_share: 0,
         machine_share: round(machineBusy / cores, 3),
       };
-      cpu.other_processes_cores = round(Math.max(0, machineBusy - cpu.gateways_cores - cpu.projectors_cores - cpu.brokers_cores - cpu.load_generator_cores - cpu.postgres_all_cores), 2);
+      cpu.other_processes_cores = round(
+        Math.max(
+          0,
+          machineBusy - cpu.gateways_cores - cpu.projectors_cores - cpu.brokers_cores - cpu.load_generator_cores - cpu.postgres_all_cores,
+        ),
+        2,
+      );
       cpu.pipeline_and_brokers_share = round((cpu.gateways_cores + cpu.projectors_cores + cpu.brokers_cores) / cores, 3);
       const r: B8Config = {
         name,
@@ -443,7 +504,22 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
       const c1 = cpuSnapshot(groups);
       const la1 = loadavg();
       await done;
-      return { config: summarise(`${g} gateway${g > 1 ? 's' : ''} + ${p} projector${p > 1 ? 's' : ''}`, g, p, completions, from, to, c0, c1, la0, la1, assignment), completions };
+      return {
+        config: summarise(
+          `${g} gateway${g > 1 ? 's' : ''} + ${p} projector${p > 1 ? 's' : ''}`,
+          g,
+          p,
+          completions,
+          from,
+          to,
+          c0,
+          c1,
+          la0,
+          la1,
+          assignment,
+        ),
+        completions,
+      };
     };
 
     const configs: B8Config[] = [];
@@ -478,7 +554,10 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
       const steadyTo = steadyFrom + s.steady_before_join_seconds * 1000;
       await sleep(steadyTo - performance.now());
       const gaps = (from: number, to: number) => {
-        const ats = completions.filter((x) => x.at >= from && x.at < to).map((x) => x.at).sort((a, b) => a - b);
+        const ats = completions
+          .filter((x) => x.at >= from && x.at < to)
+          .map((x) => x.at)
+          .sort((a, b) => a - b);
         const out: number[] = [];
         let prev = from;
         for (const a of ats) {
@@ -491,7 +570,9 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
       const steadyGaps = gaps(steadyFrom, steadyTo);
       const steadyReplies = completions.filter((x) => x.at >= steadyFrom && x.at < steadyTo && x.status === 200).map((x) => x.ms);
       const reference = { max: Math.max(...steadyGaps), p99: percentile(steadyGaps, 99), reply99: percentile(steadyReplies, 99) };
-      say(`B8: steady ${before[0]} + ${before[1]} reference: longest gap between replies ${round(reference.max)} ms (p99 ${round(reference.p99)} ms), reply p99 ${round(reference.reply99)} ms`);
+      say(
+        `B8: steady ${before[0]} + ${before[1]} reference: longest gap between replies ${round(reference.max)} ms (p99 ${round(reference.p99)} ms), reply p99 ${round(reference.reply99)} ms`,
+      );
 
       /** Watches the group from `at` until Stable with `members` (and `alsoWait` settled). */
       const watchEvent = async (kind: 'join' | 'leave', members: number, action: () => Promise<void>): Promise<B8Event> => {
@@ -506,7 +587,13 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
           const d = await describe().catch(() => null);
           const now = performance.now();
           if (d && d.state !== 'Stable' && seen === null) seen = now - at;
-          if (d && d.state === 'Stable' && d.members === members && d.assignment.reduce((a, b) => a + b, 0) === s.partitions && (seen !== null || processMs > 0)) {
+          if (
+            d &&
+            d.state === 'Stable' &&
+            d.members === members &&
+            d.assignment.reduce((a, b) => a + b, 0) === s.partitions &&
+            (seen !== null || processMs > 0)
+          ) {
             settled = now - at;
             break;
           }
@@ -517,8 +604,16 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
         const end = at + Math.max(settled ?? 0, processMs) + 2000;
         await sleep(Math.max(0, at + 15_000 - performance.now()));
         const window = completions.filter((x) => x.at >= at && x.at < end);
-        const perSecond = Array.from({ length: 20 }, (_, k) => completions.filter((x) => x.at >= at + (k - 5) * 1000 && x.at < at + (k - 4) * 1000).length);
-        const lines = projectorLogLines(logDir, projectors.map((x) => x.name), wall, wall + (end - at));
+        const perSecond = Array.from(
+          { length: 20 },
+          (_, k) => completions.filter((x) => x.at >= at + (k - 5) * 1000 && x.at < at + (k - 4) * 1000).length,
+        );
+        const lines = projectorLogLines(
+          logDir,
+          projectors.map((x) => x.name),
+          wall,
+          wall + (end - at),
+        );
         const e: B8Event = {
           kind,
           stall_ms: round(Math.max(...gaps(at, end)), 0),
@@ -608,7 +703,8 @@ function projectorLogLines(logDir: string, names: string[], fromMs: number, toMs
         const j = JSON.parse(line) as { time?: number | string; msg?: string; component?: string; level?: number };
         const t = typeof j.time === 'number' ? j.time : Date.parse(String(j.time));
         if (t < fromMs || t > toMs) continue;
-        if (j.component === 'kafka' || /rebalanc|join|group|partition/i.test(j.msg ?? '')) out.push(`${name} +${t - fromMs} ms: ${String(j.msg).slice(0, 160)}`);
+        if (j.component === 'kafka' || /rebalanc|join|group|partition/i.test(j.msg ?? ''))
+          out.push(`${name} +${t - fromMs} ms: ${String(j.msg).slice(0, 160)}`);
       } catch {
         // not a log line of ours
       }

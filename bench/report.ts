@@ -21,7 +21,7 @@ export interface Results {
         ratio_floor_10?: number;
         ratio_floor_resend?: number;
         floor_rows_identical?: boolean;
-    set_based_property?: { runs: number; seed: number; passed: boolean; seconds: number };
+        set_based_property?: { runs: number; seed: number; passed: boolean; seconds: number };
         ratio_changed?: number;
         ratio_resend?: number;
         resend_log_rows: number;
@@ -59,13 +59,37 @@ export function targetsOf(r: Results): Target[] {
   const most = b6 ? Math.max(...b6.settings.shop_counts) : null;
   return [
     // Issue 13: against the contract floor (the same rows from one set-based statement), not a bare upsert.
-    t('B1', 'floor time / projector time, 10,000-line snapshot at 100% changed (p50)', r.B1?.ratio_floor_changed, '>= 0.85', (v) => v >= 0.85),
+    t(
+      'B1',
+      'floor time / projector time, 10,000-line snapshot at 100% changed (p50)',
+      r.B1?.ratio_floor_changed,
+      '>= 0.85',
+      (v) => v >= 0.85,
+    ),
     t('B1', 'floor time / projector time at 10% changed (p50)', r.B1?.ratio_floor_10, '>= 0.85', (v) => v >= 0.85),
     t('B1', 'floor time / projector time on a resend (0% changed, p50)', r.B1?.ratio_floor_resend, '>= 0.85', (v) => v >= 0.85),
-    t('B1', 'set-based projection equals the deciders (long property run)', r.B1?.set_based_property === undefined ? undefined : r.B1.set_based_property.passed ? 1 : 0, '= 1 (true)', (v) => v === 1),
-    t('B1', "floor's rows byte-identical to the projector's (checked in the run)", r.B1?.floor_rows_identical === undefined ? undefined : r.B1.floor_rows_identical ? 1 : 0, '= 1 (true)', (v) => v === 1),
+    t(
+      'B1',
+      'set-based projection equals the deciders (long property run)',
+      r.B1?.set_based_property === undefined ? undefined : r.B1.set_based_property.passed ? 1 : 0,
+      '= 1 (true)',
+      (v) => v === 1,
+    ),
+    t(
+      'B1',
+      "floor's rows byte-identical to the projector's (checked in the run)",
+      r.B1?.floor_rows_identical === undefined ? undefined : r.B1.floor_rows_identical ? 1 : 0,
+      '= 1 (true)',
+      (v) => v === 1,
+    ),
     t('B1', 'log rows written on resend', r.B1?.resend_log_rows, '= 0', (v) => v === 0),
-    t('B1', 'no sequential scan of a big table in the load plans', r.B1 ? (r.B1.no_seq_scan_of_big_tables ? 1 : 0) : undefined, '= 1 (true)', (v) => v === 1),
+    t(
+      'B1',
+      'no sequential scan of a big table in the load plans',
+      r.B1 ? (r.B1.no_seq_scan_of_big_tables ? 1 : 0) : undefined,
+      '= 1 (true)',
+      (v) => v === 1,
+    ),
     t('B2', 'gateway (stub ports) / parse floor, req/s at 4 concurrent', r.B2?.ratio_stub, '>= 0.6', (v) => v >= 0.6),
     t('B2', 'gateway event-loop delay p99 (ms) at 4 concurrent max-size bodies', r.B2?.event_loop_p99_ms, '< 50', (v) => v < 50),
     t('B5', 'replay / live projection, commands/s', r.B5?.ratio, '>= 1.0', (v) => v >= 1.0),
@@ -78,19 +102,50 @@ export function targetsOf(r: Results): Target[] {
       '>= 12,400 (2× the ~6,200 of issue 13)',
       (v) => v >= 12_400,
     ),
-    t('B6', 'nothing lost: every request answered 200 with its counts, every result stored', b6 ? (b6.nothing_lost ? 1 : 0) : undefined, '= 1 (true)', (v) => v === 1),
-    t('B4', `sustained lines/s (highest passing rate: flat lag, nothing lost) / B6 pipeline capacity${most ? ` (${most} shops)` : ''}`, r.B4?.ratio_sustained, '>= 0.75', (v) => v >= 0.75),
+    t(
+      'B6',
+      'nothing lost: every request answered 200 with its counts, every result stored',
+      b6 ? (b6.nothing_lost ? 1 : 0) : undefined,
+      '= 1 (true)',
+      (v) => v === 1,
+    ),
+    t(
+      'B4',
+      `sustained lines/s (highest passing rate: flat lag, nothing lost) / B6 pipeline capacity${most ? ` (${most} shops)` : ''}`,
+      r.B4?.ratio_sustained,
+      '>= 0.75',
+      (v) => v >= 0.75,
+    ),
     {
       bench: 'B4',
       what: `reply p99 (ms) at 50% of capacity, bound 3× (B1 projector p95 scaled to ${r.B4?.settings.lines_per_request ?? 1000} lines + Kafka append p99)`,
       value: r.B4?.p99_ms_at_half ?? 'not measured',
-      target: r.B4?.p99_bound_at_half_ms != null ? `<= ${fmt(r.B4.p99_bound_at_half_ms)}` : '<= 3× (B1 p95 + Kafka p99) (B1 not run: no bound)',
+      target:
+        r.B4?.p99_bound_at_half_ms != null ? `<= ${fmt(r.B4.p99_bound_at_half_ms)}` : '<= 3× (B1 p95 + Kafka p99) (B1 not run: no bound)',
       met: r.B4?.p99_ms_at_half == null || r.B4.p99_bound_at_half_ms == null ? null : r.B4.p99_ms_at_half <= r.B4.p99_bound_at_half_ms,
     },
     t('B4', '202 fallbacks at 50% of capacity', r.B4?.fallbacks_202_at_half ?? undefined, '= 0', (v) => v === 0),
-    t('B7', "quiet shops' reply p99 with a noisy shop at 10× capacity / without it", r.B7?.p99_ratio ?? undefined, '<= 1.5', (v) => v <= 1.5),
-    t('B7', 'noisy shop: only 200/202 or 429 with Retry-After (no 5xx)', r.B7 ? (r.B7.noisy_only_429_with_retry_after ? 1 : 0) : undefined, '= 1 (true)', (v) => v === 1),
-    t('B8', 'scale-out on three brokers: every accepted snapshot stored, every 200 with its counts (joins and leaves included)', r.B8 ? (r.B8.nothing_lost ? 1 : 0) : undefined, '= 1 (true)', (v) => v === 1),
+    t(
+      'B7',
+      "quiet shops' reply p99 with a noisy shop at 10× capacity / without it",
+      r.B7?.p99_ratio ?? undefined,
+      '<= 1.5',
+      (v) => v <= 1.5,
+    ),
+    t(
+      'B7',
+      'noisy shop: only 200/202 or 429 with Retry-After (no 5xx)',
+      r.B7 ? (r.B7.noisy_only_429_with_retry_after ? 1 : 0) : undefined,
+      '= 1 (true)',
+      (v) => v === 1,
+    ),
+    t(
+      'B8',
+      'scale-out on three brokers: every accepted snapshot stored, every 200 with its counts (joins and leaves included)',
+      r.B8 ? (r.B8.nothing_lost ? 1 : 0) : undefined,
+      '= 1 (true)',
+      (v) => v === 1,
+    ),
   ];
 }
 
@@ -109,7 +164,9 @@ function b1Table(title: string, k: B1KindResult): string[] {
       const x = r[path];
       if (!x) continue;
       const ratio = path === 'projector' ? [fmt(r.ratio_floor), fmt(r.ratio_vs_bare), fmt(r.ratio_vs_copy)] : ['', '', ''];
-      out.push(`| ${s} | ${path} | ${fmt(x.rows_per_s)} | ${fmt(x.p50_ms)} | ${fmt(x.p95_ms)} | ${kb(x.wal_bytes_per_command)} | ${fmt(x.log_rows_per_command)} | ${fmt(x.outbox_rows_per_command)} | ${ratio.join(' | ')} |`);
+      out.push(
+        `| ${s} | ${path} | ${fmt(x.rows_per_s)} | ${fmt(x.p50_ms)} | ${fmt(x.p95_ms)} | ${kb(x.wal_bytes_per_command)} | ${fmt(x.log_rows_per_command)} | ${fmt(x.outbox_rows_per_command)} | ${ratio.join(' | ')} |`,
+      );
     }
   }
   for (const path of ['projector', 'floor'] as const) {
@@ -122,10 +179,16 @@ function b1Table(title: string, k: B1KindResult): string[] {
         : 'Floor time split (p50 ms per command; `js` is building the parameter arrays and the time outside SQL):',
       '',
     );
-    out.push(`| scenario | ${phases.join(' | ')}${path === 'projector' ? ' | decode+validate' : ''} |`, `|---|${phases.map(() => '---:').join('|')}${path === 'projector' ? '|---:' : ''}|`);
+    out.push(
+      `| scenario | ${phases.join(' | ')}${path === 'projector' ? ' | decode+validate' : ''} |`,
+      `|---|${phases.map(() => '---:').join('|')}${path === 'projector' ? '|---:' : ''}|`,
+    );
     for (const [s, r] of Object.entries(k)) {
       const x = r[path];
-      if (x) out.push(`| ${s} | ${phases.map((p) => fmt(x.phase_ms_p50?.[p])).join(' | ')}${path === 'projector' ? ` | ${fmt(x.decode_validate_ms_p50)}` : ''} |`);
+      if (x)
+        out.push(
+          `| ${s} | ${phases.map((p) => fmt(x.phase_ms_p50?.[p])).join(' | ')}${path === 'projector' ? ` | ${fmt(x.decode_validate_ms_p50)}` : ''} |`,
+        );
     }
   }
   return [...out, ''];
@@ -140,18 +203,42 @@ export function renderMarkdown(r: Results): string {
   const L: string[] = [];
   L.push('# Benchmark results', '');
   if (r.carried_over && Object.keys(r.carried_over).length)
-    L.push(`Not measured in this run and kept from an earlier one: ${Object.entries(r.carried_over).map(([k, v]) => `${k} (commit \`${v.commit.slice(0, 12)}\`, ${v.date})`).join(', ')}.`, '');
-  L.push(`- date: ${r.date}`, `- commit: \`${r.commit}\`${r.working_tree_dirty ? ' (working tree had uncommitted changes)' : ''}`, `- total runtime: ${r.total_seconds} s`);
-  L.push(`- machine: ${Object.entries(r.machine).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`);
-  L.push(`- versions: ${Object.entries(r.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`, '');
+    L.push(
+      `Not measured in this run and kept from an earlier one: ${Object.entries(r.carried_over)
+        .map(([k, v]) => `${k} (commit \`${v.commit.slice(0, 12)}\`, ${v.date})`)
+        .join(', ')}.`,
+      '',
+    );
+  L.push(
+    `- date: ${r.date}`,
+    `- commit: \`${r.commit}\`${r.working_tree_dirty ? ' (working tree had uncommitted changes)' : ''}`,
+    `- total runtime: ${r.total_seconds} s`,
+  );
+  L.push(
+    `- machine: ${Object.entries(r.machine)
+      .map(([k, v]) => `${k} ${String(v)}`)
+      .join(', ')}`,
+  );
+  L.push(
+    `- versions: ${Object.entries(r.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+    '',
+  );
   L.push('## Targets', '', '| bench | what | value | target | met |', '|---|---|---:|---|---|');
-  for (const t of targetsOf(r)) L.push(`| ${t.bench} | ${t.what} | ${typeof t.value === 'number' ? fmt(t.value) : t.value} | ${t.target} | ${t.met === null ? 'n/a' : t.met ? 'yes' : '**no**'} |`);
+  for (const t of targetsOf(r))
+    L.push(
+      `| ${t.bench} | ${t.what} | ${typeof t.value === 'number' ? fmt(t.value) : t.value} | ${t.target} | ${t.met === null ? 'n/a' : t.met ? 'yes' : '**no**'} |`,
+    );
   L.push('');
   if (r.B1) {
     const s = r.B1.settings;
     L.push('## B1 projector apply', '');
-    L.push(`Read model preloaded in ${r.B1.preload.seconds} s: ${fmt(r.B1.preload.inventory_levels)} inventory levels, ${fmt(r.B1.preload.products)} products (${s.otherShops + 1} shops), ${fmt(r.B1.preload.order_line_master)} order lines (then VACUUM ANALYZE, CHECKPOINT). ` +
-      `${s.warmup} warm-up + ${s.iterations} measured commands per scenario and path; snapshot ${fmt(s.snapshotLines)} lines, order batch ${fmt(s.orderRows)} rows. rows/s = rows per command / p50.`, '');
+    L.push(
+      `Read model preloaded in ${r.B1.preload.seconds} s: ${fmt(r.B1.preload.inventory_levels)} inventory levels, ${fmt(r.B1.preload.products)} products (${s.otherShops + 1} shops), ${fmt(r.B1.preload.order_line_master)} order lines (then VACUUM ANALYZE, CHECKPOINT). ` +
+        `${s.warmup} warm-up + ${s.iterations} measured commands per scenario and path; snapshot ${fmt(s.snapshotLines)} lines, order batch ${fmt(s.orderRows)} rows. rows/s = rows per command / p50.`,
+      '',
+    );
     L.push(...b1Table('Inventory snapshot (10,000 lines, one location)', r.B1.inventory_snapshot));
     const f = r.B1.floor;
     if (f) {
@@ -164,41 +251,101 @@ export function renderMarkdown(r: Results): string {
         '| verification | commands | table | rows (projector) | rows (floor) | identical |',
         '|---|---:|---|---:|---:|---|',
       );
-      for (const v of f.verifications) for (const t of v.tables) L.push(`| ${v.what} | ${v.commands} | ${t.table} | ${fmt(t.rows_projector)} | ${fmt(t.rows_floor)} | ${t.identical ? 'yes' : `**no**: ${(t.differing ?? []).join('; ').replace(/\|/g, '\\|').slice(0, 800)}`} |`);
+      for (const v of f.verifications)
+        for (const t of v.tables)
+          L.push(
+            `| ${v.what} | ${v.commands} | ${t.table} | ${fmt(t.rows_projector)} | ${fmt(t.rows_floor)} | ${t.identical ? 'yes' : `**no**: ${(t.differing ?? []).join('; ').replace(/\|/g, '\\|').slice(0, 800)}`} |`,
+          );
       L.push('');
     }
     if (r.B1.order_lines) L.push(...b1Table('Order lines (5,000 rows)', r.B1.order_lines));
-    L.push('#### Plans of the load queries (EXPLAIN ANALYZE on the preloaded model)', '', '| query | plan nodes | relations (node, index) | seq scan of big table | ms |', '|---|---|---|---|---:|');
-    for (const p of r.B1.plans) L.push(`| ${p.query} | ${p.node_types.join(', ')} | ${p.relations.map((x) => `${x.relation} (${x.node}${x.index ? `, ${x.index}` : ''})`).join('; ')} | ${p.seq_scan_on_big_table ? '**yes**' : 'no'} | ${fmt(p.execution_ms)} |`);
+    L.push(
+      '#### Plans of the load queries (EXPLAIN ANALYZE on the preloaded model)',
+      '',
+      '| query | plan nodes | relations (node, index) | seq scan of big table | ms |',
+      '|---|---|---|---|---:|',
+    );
+    for (const p of r.B1.plans)
+      L.push(
+        `| ${p.query} | ${p.node_types.join(', ')} | ${p.relations.map((x) => `${x.relation} (${x.node}${x.index ? `, ${x.index}` : ''})`).join('; ')} | ${p.seq_scan_on_big_table ? '**yes**' : 'no'} | ${fmt(p.execution_ms)} |`,
+      );
     L.push('');
   }
   if (r.B2) {
     const b = r.B2;
     L.push('## B2 gateway', '');
-    L.push(`Body: ${fmt(b.settings.lines)}-line snapshot JSON, ${kb(b.settings.body_bytes)}. c=1 for ${b.settings.single_seconds} s, c=${b.settings.concurrency} for ${b.settings.seconds} s; event-loop delay (monitorEventLoopDelay, 10 ms resolution) measured in the server process during the concurrent run.`, '');
-    L.push('| server | concurrency | requests | req/s | p50 ms | p99 ms | event-loop p99 ms | server CPU ms/request | non-200 |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-    const rows: Array<[string, { single: LoadResult; concurrent: LoadResult } | undefined]> = [['bare node:http + JSON.parse', b.bare_parse], ['gateway, stub ports', b.gateway_stub], ['gateway, real Kafka append + stub reply', b.gateway_kafka]];
+    L.push(
+      `Body: ${fmt(b.settings.lines)}-line snapshot JSON, ${kb(b.settings.body_bytes)}. c=1 for ${b.settings.single_seconds} s, c=${b.settings.concurrency} for ${b.settings.seconds} s; event-loop delay (monitorEventLoopDelay, 10 ms resolution) measured in the server process during the concurrent run.`,
+      '',
+    );
+    L.push(
+      '| server | concurrency | requests | req/s | p50 ms | p99 ms | event-loop p99 ms | server CPU ms/request | non-200 |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    const rows: Array<[string, { single: LoadResult; concurrent: LoadResult } | undefined]> = [
+      ['bare node:http + JSON.parse', b.bare_parse],
+      ['gateway, stub ports', b.gateway_stub],
+      ['gateway, real Kafka append + stub reply', b.gateway_kafka],
+    ];
     for (const [name, x] of rows) if (x) L.push(loadRow(name, x.single), loadRow(name, x.concurrent));
-    L.push('', `ratio (gateway stub / floor, c=${b.settings.concurrency}): ${fmt(b.ratio_stub)}${b.ratio_kafka !== undefined ? `; through Kafka: ${fmt(b.ratio_kafka)}` : ''}`, '');
+    L.push(
+      '',
+      `ratio (gateway stub / floor, c=${b.settings.concurrency}): ${fmt(b.ratio_stub)}${b.ratio_kafka !== undefined ? `; through Kafka: ${fmt(b.ratio_kafka)}` : ''}`,
+      '',
+    );
     if (b.gateway_profile) {
-      L.push(`Gateway CPU profile (node --cpu-prof, separate run) under c=${b.settings.concurrency} (${fmt(b.gateway_profile.busy_ms)} ms busy): share of busy time by category (≥ 0.5 %)`, '');
-      L.push('| category | % |', '|---|---:|', ...Object.entries(b.gateway_profile.categories).filter(([, v]) => v >= 0.5).map(([k, v]) => `| ${k} | ${fmt(v)} |`), '');
+      L.push(
+        `Gateway CPU profile (node --cpu-prof, separate run) under c=${b.settings.concurrency} (${fmt(b.gateway_profile.busy_ms)} ms busy): share of busy time by category (≥ 0.5 %)`,
+        '',
+      );
+      L.push(
+        '| category | % |',
+        '|---|---:|',
+        ...Object.entries(b.gateway_profile.categories)
+          .filter(([, v]) => v >= 0.5)
+          .map(([k, v]) => `| ${k} | ${fmt(v)} |`),
+        '',
+      );
       L.push('| top self time | % |', '|---|---:|', ...b.gateway_profile.top_self.map((x) => `| \`${x.fn}\` | ${fmt(x.pct)} |`), '');
     }
   }
   if (r.B5) {
     const b = r.B5;
     L.push('## B5 replay', '');
-    L.push(`${fmt(b.live.commands)} small mixed commands (${Object.entries(b.mix).map(([k, v]) => `${k} ${v}`).join(', ')}) over ${b.settings.shops} shops on a ${b.settings.partitions}-partition topic.`, '');
+    L.push(
+      `${fmt(b.live.commands)} small mixed commands (${Object.entries(b.mix)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}) over ${b.settings.shops} shops on a ${b.settings.partitions}-partition topic.`,
+      '',
+    );
     L.push('| path | commands | seconds (first to last commit) | commands/s | notes |', '|---|---:|---:|---:|---|');
-    L.push(`| live (startProjector, ${b.settings.live_partitions_concurrently} partitions concurrently, one transaction per command) | ${b.live.commands} | ${fmt(b.live.seconds)} | ${fmt(b.live.commands_per_s)} | ${fmt(b.live.wall_seconds_incl_group_join)} s incl. group join; statuses ${JSON.stringify(b.live.statuses)} |`);
-    L.push(`| replay (replayCommandLog, batch ${b.settings.replay_batch_size}) | ${b.replay.commands} | ${fmt(b.replay.seconds)} | ${fmt(b.replay.commands_per_s)} | ${b.replay.transactions} transactions; replayer's own figure ${fmt(b.replay.replayer_reported_commands_per_s)}/s over ${fmt(b.replay.replayer_reported_seconds)} s incl. consumer start |`);
-    L.push('', `ratio replay / live: ${fmt(b.ratio)}; read models identical after replay: ${b.read_models_identical ? 'yes' : `no (${b.differing_tables.join(', ')})`}`, '');
+    L.push(
+      `| live (startProjector, ${b.settings.live_partitions_concurrently} partitions concurrently, one transaction per command) | ${b.live.commands} | ${fmt(b.live.seconds)} | ${fmt(b.live.commands_per_s)} | ${fmt(b.live.wall_seconds_incl_group_join)} s incl. group join; statuses ${JSON.stringify(b.live.statuses)} |`,
+    );
+    L.push(
+      `| replay (replayCommandLog, batch ${b.settings.replay_batch_size}) | ${b.replay.commands} | ${fmt(b.replay.seconds)} | ${fmt(b.replay.commands_per_s)} | ${b.replay.transactions} transactions; replayer's own figure ${fmt(b.replay.replayer_reported_commands_per_s)}/s over ${fmt(b.replay.replayer_reported_seconds)} s incl. consumer start |`,
+    );
+    L.push(
+      '',
+      `ratio replay / live: ${fmt(b.ratio)}; read models identical after replay: ${b.read_models_identical ? 'yes' : `no (${b.differing_tables.join(', ')})`}`,
+      '',
+    );
     const phases = [...new Set([...Object.keys(b.live.profile.sql_ms_per_command), ...Object.keys(b.replay.profile.sql_ms_per_command)])];
-    L.push('Time per command: wall (span / commands) and SQL statement time by phase (summed over concurrent transactions, so live can exceed its wall time):', '');
-    L.push(`| path | wall ms | statements | SQL ms total | ${phases.join(' | ')} |`, `|---|---:|---:|---:|${phases.map(() => '---:').join('|')}|`);
-    for (const [name, p] of [['live', b.live.profile], ['replay', b.replay.profile]] as const)
-      L.push(`| ${name} | ${fmt(p.wall_ms_per_command)} | ${fmt(p.statements_per_command)} | ${fmt(p.sql_ms_per_command_total)} | ${phases.map((x) => fmt(p.sql_ms_per_command[x])).join(' | ')} |`);
+    L.push(
+      'Time per command: wall (span / commands) and SQL statement time by phase (summed over concurrent transactions, so live can exceed its wall time):',
+      '',
+    );
+    L.push(
+      `| path | wall ms | statements | SQL ms total | ${phases.join(' | ')} |`,
+      `|---|---:|---:|---:|${phases.map(() => '---:').join('|')}|`,
+    );
+    for (const [name, p] of [
+      ['live', b.live.profile],
+      ['replay', b.replay.profile],
+    ] as const)
+      L.push(
+        `| ${name} | ${fmt(p.wall_ms_per_command)} | ${fmt(p.statements_per_command)} | ${fmt(p.sql_ms_per_command_total)} | ${phases.map((x) => fmt(p.sql_ms_per_command[x])).join(' | ')} |`,
+      );
     L.push('');
   }
   if (r.B6) {
@@ -209,7 +356,7 @@ export function renderMarkdown(r: Results): string {
         `one loop per point: ${b.settings.warmup_seconds} s of warm-up, then a ${b.settings.seconds} s window whose replies are counted (lines/s = lines of the 200 replies with the expected counts that arrived in the window / window; latencies over the same replies); the designs interleaved (ABBA) in the same run, ${b.settings.rounds} round(s). ` +
         `**pipeline**: the project as \`npm start\` runs it (runProjector + runGateway in one process; HTTP → gateway → Kafka → projector → PostgreSQL → reply; ${b.settings.partitions}-partition commands topic, shops on ${b.shops.map((x) => `partition ${x.partition}`).join(', ')}). ` +
         `**peer**: the same gateway app (buildApp) whose CommandLog runs the projector's applyCommand inside the request (one transaction with claim, shop lock, outbox rows and stored result) and replies at once. ` +
-        'Both run the project\'s outbox relay (audit batches and stock events published to Kafka); before each point the relays have published everything. Each design runs in its own process; the load generator is the bench process.',
+        "Both run the project's outbox relay (audit batches and stock events published to Kafka); before each point the relays have published everything. Each design runs in its own process; the load generator is the bench process.",
       '',
     );
     L.push(
@@ -220,19 +367,35 @@ export function renderMarkdown(r: Results): string {
       L.push(
         `| ${p.design} | ${p.shops} | ${p.round} | ${p.requests} | ${fmt(p.lines_per_s)} | ${fmt(p.p50_ms)} | ${fmt(p.p95_ms)} | ${fmt(p.p99_ms)} | ${JSON.stringify(p.statuses)} | ${p.results_stored} | ${p.lost} | ${p.bad_replies} | ${fmt(p.server_cpu_ms_per_request)} | ${fmt(p.event_loop_p99_ms)} | ${p.outbox_pending_at_end} / ${p.outbox_drain_seconds === null ? '**not drained**' : fmt(p.outbox_drain_seconds)} | ${fmt(p.projector?.commands_per_transaction ?? undefined)} | ${fmt(p.projector?.apply_ms_per_command ?? undefined)} |`,
       );
-    L.push('', `pipeline / peer: 1 shop ${fmt(b.ratio_1_shop ?? undefined)}, 4 shops ${fmt(b.ratio_4_shops ?? undefined)}; pipeline 1 shop ${fmt(b.single_shop_lines_per_s ?? undefined)} lines/s (peer ${fmt(b.peer_single_shop_lines_per_s ?? undefined)}); nothing lost: ${b.nothing_lost ? 'yes' : '**no**'}${b.relay_stalled ? `; **relay stalled**: ${b.relay_stalled} (the points after it were not run)` : ''}`, '');
+    L.push(
+      '',
+      `pipeline / peer: 1 shop ${fmt(b.ratio_1_shop ?? undefined)}, 4 shops ${fmt(b.ratio_4_shops ?? undefined)}; pipeline 1 shop ${fmt(b.single_shop_lines_per_s ?? undefined)} lines/s (peer ${fmt(b.peer_single_shop_lines_per_s ?? undefined)}); nothing lost: ${b.nothing_lost ? 'yes' : '**no**'}${b.relay_stalled ? `; **relay stalled**: ${b.relay_stalled} (the points after it were not run)` : ''}`,
+      '',
+    );
   }
   if (r.B4) {
     const b = r.B4;
     L.push('## B4 end to end', '');
-    L.push(`Open loop (arrivals by the clock, never waiting for replies): ${fmt(b.settings.lines_per_request)}-line inventory snapshots (every line changed) to \`POST /api/ingest/inventory-snapshot\`, rotating over ${b.settings.shops} shops on a ${b.settings.partitions}-partition commands topic, ` +
-      `${b.settings.seconds_per_rate} s per rate, through runGateway → Kafka → runProjector → PostgreSQL → reply, all in the bench process (the load generator shares the 2 cores and the event loop). ` +
-      `Capacity ${fmt(b.capacity_lines_per_s)} lines/s (${b.capacity_source}). Lag sampled every ${b.settings.lag_sample_ms} ms (startLagMonitor); trend = least-squares slope over the arrival phase. ` +
-      `Sustained = processed lines / time from the first arrival until every reply is in and the lag is 0. A rate passes if it drained, the lag stayed flat, every request was accepted (200/202) and every accepted request was processed. Kafka append p99 (sequential, same size): ${fmt(b.kafka_append_p99_ms)} ms.`, '');
-    L.push('| rate | offered lines/s | req/s | requests | sustained lines/s | p50 ms | p95 ms | p99 ms | 202 share | 429 | 503 | other errors | lag max | lag trend /s | drain s | lost | pass |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+    L.push(
+      `Open loop (arrivals by the clock, never waiting for replies): ${fmt(b.settings.lines_per_request)}-line inventory snapshots (every line changed) to \`POST /api/ingest/inventory-snapshot\`, rotating over ${b.settings.shops} shops on a ${b.settings.partitions}-partition commands topic, ` +
+        `${b.settings.seconds_per_rate} s per rate, through runGateway → Kafka → runProjector → PostgreSQL → reply, all in the bench process (the load generator shares the 2 cores and the event loop). ` +
+        `Capacity ${fmt(b.capacity_lines_per_s)} lines/s (${b.capacity_source}). Lag sampled every ${b.settings.lag_sample_ms} ms (startLagMonitor); trend = least-squares slope over the arrival phase. ` +
+        `Sustained = processed lines / time from the first arrival until every reply is in and the lag is 0. A rate passes if it drained, the lag stayed flat, every request was accepted (200/202) and every accepted request was processed. Kafka append p99 (sequential, same size): ${fmt(b.kafka_append_p99_ms)} ms.`,
+      '',
+    );
+    L.push(
+      '| rate | offered lines/s | req/s | requests | sustained lines/s | p50 ms | p95 ms | p99 ms | 202 share | 429 | 503 | other errors | lag max | lag trend /s | drain s | lost | pass |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    );
     for (const x of b.rates)
-      L.push(`| ${x.fraction * 100}% | ${fmt(x.offered_lines_per_s)} | ${fmt(x.offered_requests_per_s)} | ${x.requests} | ${fmt(x.sustained_lines_per_s)} | ${fmt(x.p50_ms)} | ${fmt(x.p95_ms)} | ${fmt(x.p99_ms)} | ${fmt(x.share_202)} | ${x.count_429} | ${x.count_503} | ${x.other_errors} | ${fmt(x.lag_max)} | ${fmt(x.lag_trend_per_s)} | ${fmt(x.drain_seconds)} | ${x.lost ?? `not drained (${x.pending_at_timeout} pending)`} | ${x.pass ? 'yes' : '**no**'} |`);
-    L.push('', `ratio sustained (highest passing rate) / capacity: ${fmt(b.ratio_sustained)} (best sustained of any rate, passing or not: ${fmt(b.ratio_best_sustained_any)}); p99 at 50%: ${b.p99_ms_at_half ?? '–'} ms${b.p99_bound_at_half_ms !== null ? ` (bound ${fmt(b.p99_bound_at_half_ms)} ms)` : ''}`, '');
+      L.push(
+        `| ${x.fraction * 100}% | ${fmt(x.offered_lines_per_s)} | ${fmt(x.offered_requests_per_s)} | ${x.requests} | ${fmt(x.sustained_lines_per_s)} | ${fmt(x.p50_ms)} | ${fmt(x.p95_ms)} | ${fmt(x.p99_ms)} | ${fmt(x.share_202)} | ${x.count_429} | ${x.count_503} | ${x.other_errors} | ${fmt(x.lag_max)} | ${fmt(x.lag_trend_per_s)} | ${fmt(x.drain_seconds)} | ${x.lost ?? `not drained (${x.pending_at_timeout} pending)`} | ${x.pass ? 'yes' : '**no**'} |`,
+      );
+    L.push(
+      '',
+      `ratio sustained (highest passing rate) / capacity: ${fmt(b.ratio_sustained)} (best sustained of any rate, passing or not: ${fmt(b.ratio_best_sustained_any)}); p99 at 50%: ${b.p99_ms_at_half ?? '–'} ms${b.p99_bound_at_half_ms !== null ? ` (bound ${fmt(b.p99_bound_at_half_ms)} ms)` : ''}`,
+      '',
+    );
   }
   if (r.B7) {
     const b = r.B7;
@@ -244,14 +407,32 @@ export function renderMarkdown(r: Results): string {
         "Latency: from the request's due time to its answer (200 answers only).",
       '',
     );
-    L.push('| phase | side | requests | statuses | accepted lines/s | p50 ms | p95 ms | p99 ms | max ms | 429 with Retry-After | Retry-After s | server event-loop p99 ms | server CPU ms |', '|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|');
+    L.push(
+      '| phase | side | requests | statuses | accepted lines/s | p50 ms | p95 ms | p99 ms | max ms | 429 with Retry-After | Retry-After s | server event-loop p99 ms | server CPU ms |',
+      '|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|',
+    );
     for (const ph of b.phases) {
-      L.push(`| ${ph.name} | quiet | ${ph.quiet.requests} | ${JSON.stringify(ph.quiet.statuses)} | ${fmt(ph.quiet.accepted_lines_per_s)} | ${fmt(ph.quiet.p50_ms)} | ${fmt(ph.quiet.p95_ms)} | ${fmt(ph.quiet.p99_ms)} | ${fmt(ph.quiet.max_ms)} | – | – | ${fmt(ph.server_event_loop_p99_ms)} | ${fmt(ph.server_cpu_ms)} |`);
+      L.push(
+        `| ${ph.name} | quiet | ${ph.quiet.requests} | ${JSON.stringify(ph.quiet.statuses)} | ${fmt(ph.quiet.accepted_lines_per_s)} | ${fmt(ph.quiet.p50_ms)} | ${fmt(ph.quiet.p95_ms)} | ${fmt(ph.quiet.p99_ms)} | ${fmt(ph.quiet.max_ms)} | – | – | ${fmt(ph.server_event_loop_p99_ms)} | ${fmt(ph.server_cpu_ms)} |`,
+      );
       const n = ph.noisy;
       if (n)
-        L.push(`| ${ph.name} | noisy | ${n.requests} | ${JSON.stringify(n.statuses)} | ${fmt(n.accepted_lines_per_s)} | ${fmt(n.p50_ms)} | ${fmt(n.p95_ms)} | ${fmt(n.p99_ms)} | ${fmt(n.max_ms)} | ${n.count_429_with_retry_after} / ${n.count_429} | ${n.retry_after_s ? `${n.retry_after_s.min}–${n.retry_after_s.max}` : '–'} | | |`);
+        L.push(
+          `| ${ph.name} | noisy | ${n.requests} | ${JSON.stringify(n.statuses)} | ${fmt(n.accepted_lines_per_s)} | ${fmt(n.p50_ms)} | ${fmt(n.p95_ms)} | ${fmt(n.p99_ms)} | ${fmt(n.max_ms)} | ${n.count_429_with_retry_after} / ${n.count_429} | ${n.retry_after_s ? `${n.retry_after_s.min}–${n.retry_after_s.max}` : '–'} | | |`,
+        );
     }
-    L.push('', `Quiet shops' p99 by round: ${b.phases.map((ph) => `${ph.name} ${ph.quiet_p99_ms_by_round.map((v) => fmt(v)).join(' / ')} ms`).join('; ')}. By shop: ${b.phases.map((ph) => `${ph.name} ${Object.values(ph.quiet.p99_ms_by_shop).map((v) => fmt(v)).join(' / ')} ms`).join('; ')}. p99 with / without the noisy shop: ${fmt(b.p99_ratio ?? undefined)}.`, '');
+    L.push(
+      '',
+      `Quiet shops' p99 by round: ${b.phases.map((ph) => `${ph.name} ${ph.quiet_p99_ms_by_round.map((v) => fmt(v)).join(' / ')} ms`).join('; ')}. By shop: ${b.phases
+        .map(
+          (ph) =>
+            `${ph.name} ${Object.values(ph.quiet.p99_ms_by_shop)
+              .map((v) => fmt(v))
+              .join(' / ')} ms`,
+        )
+        .join('; ')}. p99 with / without the noisy shop: ${fmt(b.p99_ratio ?? undefined)}.`,
+      '',
+    );
   }
   if (r.B8) L.push(...b8Section(r.B8));
   if (Object.keys(r.errors).length) {
@@ -290,9 +471,14 @@ function b8Section(b: B8Result): string[] {
       '|---|---:|---:|---:|---:|---:|---:|---|',
     );
     for (const e of b.events)
-      L.push(`| ${e.kind} | ${fmt(e.stall_ms)} | ${fmt(e.steady_max_gap_ms)} (${fmt(e.steady_p99_gap_ms)}) | ${fmt(e.max_reply_ms)} (${fmt(e.steady_p99_reply_ms)}) | ${e.rebalance_seen_after_ms ?? 'not seen'} | ${e.settled_after_ms ?? '**not settled**'} | ${fmt(e.process_ms)} | ${e.completions_per_s.join(' ')} |`);
+      L.push(
+        `| ${e.kind} | ${fmt(e.stall_ms)} | ${fmt(e.steady_max_gap_ms)} (${fmt(e.steady_p99_gap_ms)}) | ${fmt(e.max_reply_ms)} (${fmt(e.steady_p99_reply_ms)}) | ${e.rebalance_seen_after_ms ?? 'not seen'} | ${e.settled_after_ms ?? '**not settled**'} | ${fmt(e.process_ms)} | ${e.completions_per_s.join(' ')} |`,
+      );
     L.push('', '(process ms: join = spawn until /readyz 200, i.e. the member has joined; leave = SIGTERM until the process exited.)', '');
   }
-  L.push(`Accepted snapshots ${fmt(b.accepted)}, results stored ${fmt(b.stored)}; nothing lost: ${b.nothing_lost ? 'yes' : '**no**'}. Service logs: \`${b.log_dir}\`.`, '');
+  L.push(
+    `Accepted snapshots ${fmt(b.accepted)}, results stored ${fmt(b.stored)}; nothing lost: ${b.nothing_lost ? 'yes' : '**no**'}. Service logs: \`${b.log_dir}\`.`,
+    '',
+  );
   return L;
 }

@@ -24,8 +24,17 @@ const kafkaSecurity = readKafkaSecurity(process.env);
 
 const env = process.env;
 /** BENCH_ONLY: a subset, e.g. `b1.floor,b6` (b1.floor: B1's inventory scenarios, projector and floor only). */
-const only = new Set((env['BENCH_ONLY'] ?? 'b1,b2,b5,b6,b4,b7').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
-const b1Parts: B1Parts | null = only.has('b1') ? { floor: true, baselines: true, orders: true } : only.has('b1.floor') ? { floor: true, baselines: false, orders: false } : null;
+const only = new Set(
+  (env['BENCH_ONLY'] ?? 'b1,b2,b5,b6,b4,b7')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean),
+);
+const b1Parts: B1Parts | null = only.has('b1')
+  ? { floor: true, baselines: true, orders: true }
+  : only.has('b1.floor')
+    ? { floor: true, baselines: false, orders: false }
+    : null;
 /** Where latest.json and latest.md go (default bench/results; point a smoke run elsewhere). */
 const resultsDir = env['BENCH_RESULTS_DIR'] ?? join(REPO_ROOT, 'bench', 'results');
 const quick = env['BENCH_QUICK'] === '1';
@@ -68,7 +77,10 @@ const settings = {
   b6: {
     lines_per_request: envInt(env, 'BENCH_B6_LINES', 1_000, 1),
     clients: envInt(env, 'BENCH_B6_CLIENTS', 32, 1),
-    shop_counts: (env['BENCH_B6_SHOPS'] ?? '1,4').split(',').map((x) => Number(x.trim())).filter((n) => Number.isInteger(n) && n > 0),
+    shop_counts: (env['BENCH_B6_SHOPS'] ?? '1,4')
+      .split(',')
+      .map((x) => Number(x.trim()))
+      .filter((n) => Number.isInteger(n) && n > 0),
     seconds: envInt(env, 'BENCH_B6_SECONDS', quick ? 5 : 20, 1),
     warmup_seconds: envInt(env, 'BENCH_B6_WARMUP_SECONDS', quick ? 2 : 5, 0),
     rounds: envInt(env, 'BENCH_B6_ROUNDS', 1, 1),
@@ -103,7 +115,11 @@ const settings = {
     steady_before_join_seconds: envInt(env, 'BENCH_B8_STEADY_SECONDS', quick ? 5 : 10, 2),
     after_leave_seconds: 15,
     lag_sample_ms: 1000,
-    configurations: [[1, 1], [2, 2], [2, 3]] as Array<[number, number]>,
+    configurations: [
+      [1, 1],
+      [2, 2],
+      [2, 3],
+    ] as Array<[number, number]>,
   },
   b2_through_kafka: env['BENCH_B2_KAFKA'] !== '0',
 };
@@ -114,7 +130,9 @@ const FALLBACK_CAPACITY = 10_000;
  * What an earlier run wrote: a run of a subset (BENCH_ONLY) keeps the other benches' figures, each
  * marked with the commit and date it was measured at (`carried_over`).
  */
-const previous: (Partial<Results> & { carried_over?: Record<string, { commit: string; date: string }> }) | null = existsSync(join(resultsDir, 'latest.json'))
+const previous: (Partial<Results> & { carried_over?: Record<string, { commit: string; date: string }> }) | null = existsSync(
+  join(resultsDir, 'latest.json'),
+)
   ? (JSON.parse(readFileSync(join(resultsDir, 'latest.json'), 'utf8')) as Partial<Results>)
   : null;
 
@@ -208,7 +226,10 @@ try {
         ? { lines_per_s: Number(capacityArg), source: '--capacity / BENCH_B4_CAPACITY' }
         : { lines_per_s: FALLBACK_CAPACITY, source: `fallback ${FALLBACK_CAPACITY} lines/s (B6 not run, no --capacity)` };
     try {
-      b4 = await runB4(settings.b4, kafka.brokers, id, { ...capacity, b1_p95_ms_10k: b1?.inventory_snapshot.changed_100.projector.p95_ms ?? null });
+      b4 = await runB4(settings.b4, kafka.brokers, id, {
+        ...capacity,
+        b1_p95_ms_10k: b1?.inventory_snapshot.changed_100.projector.p95_ms ?? null,
+      });
     } catch (err) {
       errors['B4'] = err instanceof Error ? (err.stack ?? err.message) : String(err);
       say(`B4 failed: ${errors['B4']}`);
@@ -246,7 +267,11 @@ const totalSeconds = Math.round((performance.now() - started) / 100) / 10;
 const versions = {
   node: process.version,
   postgres: pgSettings['server_version'] ?? 'unknown',
-  kafka_broker: kafka ? (kafka.source === 'started' ? kafkaVersion() : `reused ${kafka.source} broker (project pins ${kafkaVersion()})`) : 'not used',
+  kafka_broker: kafka
+    ? kafka.source === 'started'
+      ? kafkaVersion()
+      : `reused ${kafka.source} broker (project pins ${kafkaVersion()})`
+    : 'not used',
   kafkajs: packageVersion('kafkajs', join(REPO_ROOT, 'packages/kafka/package.json')),
   express: packageVersion('express', join(REPO_ROOT, 'services/gateway/package.json')),
   pg: packageVersion('pg', join(REPO_ROOT, 'packages/db/package.json')),
@@ -283,7 +308,8 @@ mkdirSync(resultsDir, { recursive: true });
 writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(withTargets, null, 2)}\n`);
 writeFileSync(join(resultsDir, 'latest.md'), renderMarkdown(withTargets));
 say(`wrote ${join(resultsDir, 'latest.json')} and latest.md in ${totalSeconds} s`);
-for (const t of withTargets.targets) say(`${t.met === null ? 'n/a ' : t.met ? 'MET ' : 'MISS'} ${t.bench} ${t.what}: ${t.value} (target ${t.target})`);
+for (const t of withTargets.targets)
+  say(`${t.met === null ? 'n/a ' : t.met ? 'MET ' : 'MISS'} ${t.bench} ${t.what}: ${t.value} (target ${t.target})`);
 if (Object.keys(errors).length) process.exitCode = 1;
 
 /** B1's headline figures: issue 13's floor ratios, and the older ratios against the bare upsert when the baselines ran. */

@@ -14,7 +14,9 @@ let stale = 0;
 mkdirSync(outDir, { recursive: true });
 for (const group of ['http', 'commands', 'events']) {
   const dir = join(root, 'schemas', group);
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const ts = await compileFromFile(join(dir, file), {
       cwd: dir,
       bannerComment: `// Generated from schemas/${group}/${file} by scripts/gen-types.ts. Do not edit.`,

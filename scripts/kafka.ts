@@ -20,7 +20,9 @@ async function start(): Promise<number> {
     console.log(`Kafka: ${where} at ${address}${ok ? '' : ' (NOT reachable)'}; nothing to start.`);
     return ok ? 0 : 1;
   }
-  console.log(`Kafka ready at ${address} (${kafka.source}). Use KAFKA_BROKERS=${address} (single broker: KAFKA_REPLICATION_FACTOR=1 KAFKA_MIN_INSYNC_REPLICAS=1). Ctrl-C to stop.`);
+  console.log(
+    `Kafka ready at ${address} (${kafka.source}). Use KAFKA_BROKERS=${address} (single broker: KAFKA_REPLICATION_FACTOR=1 KAFKA_MIN_INSYNC_REPLICAS=1). Ctrl-C to stop.`,
+  );
 
   // If our parent goes away without a signal (killed with SIGKILL), stop the broker rather than orphan it.
   const parent = process.ppid;

@@ -11,7 +11,12 @@ const usage = 'usage: npm run parked -- list | retry <command_id> | skip <comman
 settingsAtStart({ roles: ['tools'], name: 'npm run parked', usage });
 const [verb, id] = process.argv.slice(2);
 const common = readCommonConfig(process.env);
-const pool = createPool({ connectionString: common.databaseUrl, role: common.dbRole || undefined, max: 2, applicationName: 'ingest-parked' });
+const pool = createPool({
+  connectionString: common.databaseUrl,
+  role: common.dbRole || undefined,
+  max: 2,
+  applicationName: 'ingest-parked',
+});
 
 try {
   if (verb === 'list') {
@@ -19,7 +24,14 @@ try {
     if (rows.length === 0) console.log('no parked commands');
     for (const r of rows)
       console.log(
-        [r.command_id, r.shop, r.kind, `p${r.kafka_partition}@${r.kafka_offset}`, r.parked_at.toISOString(), r.behind ? `behind ${r.behind}` : `failed: ${r.error}`].join('  '),
+        [
+          r.command_id,
+          r.shop,
+          r.kind,
+          `p${r.kafka_partition}@${r.kafka_offset}`,
+          r.parked_at.toISOString(),
+          r.behind ? `behind ${r.behind}` : `failed: ${r.error}`,
+        ].join('  '),
       );
   } else if (verb === 'retry' && id) {
     const r = await retryParked(pool, new SchemaRegistry(), common.topics, id);
@@ -30,7 +42,9 @@ try {
     } else console.log(`${r.applied.length} command(s) applied; nothing of this shop is parked now`);
   } else if (verb === 'skip' && id) {
     const r = await skipParked(pool, id);
-    console.log(`skipped ${id}; ${r.remaining} more parked for its shop${r.remaining ? ' (npm run parked -- retry <id> applies them)' : ''}`);
+    console.log(
+      `skipped ${id}; ${r.remaining} more parked for its shop${r.remaining ? ' (npm run parked -- retry <id> applies them)' : ''}`,
+    );
   } else {
     console.error(usage);
     process.exitCode = 2;

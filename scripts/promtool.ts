@@ -22,7 +22,10 @@ const MIRROR = 'https://deb.debian.org/debian';
 // release replaces this build in Debian's pool, update it from `apt-cache show prometheus`.
 const VERSION = '2.42.0+ds-5+deb12u1';
 const PINNED: Record<string, { file: string; sha256: string }> = {
-  x64: { file: `pool/main/p/prometheus/prometheus_${VERSION}_amd64.deb`, sha256: '81d59a24fce84f7fbe97a45a4f2914b6a5881b5cd1db2a6a0e129e515e1a5f55' },
+  x64: {
+    file: `pool/main/p/prometheus/prometheus_${VERSION}_amd64.deb`,
+    sha256: '81d59a24fce84f7fbe97a45a4f2914b6a5881b5cd1db2a6a0e129e515e1a5f55',
+  },
 };
 
 function fail(msg: string): never {
@@ -61,7 +64,8 @@ function extract(deb: string, into: string): void {
   if (spawnSync('ar', ['x', deb], { cwd: into, stdio: 'inherit' }).status !== 0) fail('neither dpkg-deb nor ar could unpack the .deb');
   const data = ['data.tar.xz', 'data.tar.zst', 'data.tar.gz'].find((f) => existsSync(join(into, f)));
   if (!data) fail('the .deb holds no data.tar');
-  if (spawnSync('tar', ['-xf', data, './usr/bin/promtool'], { cwd: into, stdio: 'inherit' }).status !== 0) fail(`tar could not unpack ${data}`);
+  if (spawnSync('tar', ['-xf', data, './usr/bin/promtool'], { cwd: into, stdio: 'inherit' }).status !== 0)
+    fail(`tar could not unpack ${data}`);
 }
 
 /** The path of a working promtool: the cached one, fetched from Debian on first use (Linux); else the one on PATH. */

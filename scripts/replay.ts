@@ -14,9 +14,18 @@ import { createKafka } from '@ingest/kafka';
 import { rebuildInPlace, replayCommandLog, type ReplayProgress } from '@ingest/projector';
 import { createRegistry, Gauge, readCommonConfig, setting, settingsAtStart } from '@ingest/runtime';
 
-settingsAtStart({ roles: ['replay'], name: 'npm run replay', usage: 'usage: npm run replay [-- --resume] [--keep-old] [--into scratch] [--help]' });
+settingsAtStart({
+  roles: ['replay'],
+  name: 'npm run replay',
+  usage: 'usage: npm run replay [-- --resume] [--keep-old] [--into scratch] [--help]',
+});
 const { values } = parseArgs({
-  options: { into: { type: 'string' }, resume: { type: 'boolean', default: false }, 'keep-old': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+  options: {
+    into: { type: 'string' },
+    resume: { type: 'boolean', default: false },
+    'keep-old': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h' },
+  },
 });
 const say = (msg: string) => console.error(`[replay] ${msg}`);
 if (values.into !== undefined && values.into !== 'scratch') {
@@ -28,7 +37,9 @@ const inPlace = values.into === undefined;
 // The log lives in the broker: KAFKA_BROKERS, the pipeline's running broker, or the project's own started on its data.
 const kafka = await acquireKafka({ dataDir: join(REPO_ROOT, '.data', 'kafka'), log: say });
 const common = readCommonConfig({ ...process.env, KAFKA_BROKERS: kafka.brokers.join(',') });
-const scratchUrl = setting(process.env, 'REPLAY_DATABASE_URL') ?? withDatabase(common.databaseUrl, `${new URL(common.databaseUrl).pathname.slice(1)}_replay`);
+const scratchUrl =
+  setting(process.env, 'REPLAY_DATABASE_URL') ??
+  withDatabase(common.databaseUrl, `${new URL(common.databaseUrl).pathname.slice(1)}_replay`);
 const targetUrl = inPlace ? common.databaseUrl : scratchUrl;
 if (!inPlace) {
   const scratchName = new URL(scratchUrl).pathname.slice(1);
@@ -60,7 +71,9 @@ const metrics = {
 };
 const metricsPort = setting(process.env, 'REPLAY_METRICS_PORT');
 const server = metricsPort
-  ? createServer((_req, res) => void registry.metrics().then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text))).listen(metricsPort)
+  ? createServer(
+      (_req, res) => void registry.metrics().then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text)),
+    ).listen(metricsPort)
   : null;
 const onProgress = (p: ReplayProgress) => {
   metrics.done.set(p.done);
@@ -88,9 +101,17 @@ const resumeHint = `npm run replay --${inPlace ? '' : ' --into scratch'} --resum
 try {
   const result = pool
     ? await replayCommandLog({ ...replayOptions, pool })
-    : await rebuildInPlace({ ...replayOptions, databaseUrl: common.databaseUrl, resume: values.resume, keepRetired: values['keep-old'], say });
+    : await rebuildInPlace({
+        ...replayOptions,
+        databaseUrl: common.databaseUrl,
+        resume: values.resume,
+        keepRetired: values['keep-old'],
+        say,
+      });
   if (!result.complete) say(`stopped before the ${inPlace ? 'swap' : 'end of the log'}; continue with: ${resumeHint}`);
-  say(`${result.complete ? 'done' : 'stopped'}: ${fmt(result.applied)} applied, ${fmt(result.skipped)} skipped in ${result.seconds.toFixed(1)} s (${fmt(result.commandsPerSecond)} cmd/s)`);
+  say(
+    `${result.complete ? 'done' : 'stopped'}: ${fmt(result.applied)} applied, ${fmt(result.skipped)} skipped in ${result.seconds.toFixed(1)} s (${fmt(result.commandsPerSecond)} cmd/s)`,
+  );
   if (!inPlace) say('compare with the live read model: npm run verify');
   if (!result.complete) process.exitCode = 3;
 } catch (err) {

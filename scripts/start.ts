@@ -24,9 +24,17 @@ try {
   const registry = createRegistry({ defaultMetrics: true });
   // One process, one LISTEN connection: replies and the relay share it.
   const common = readCommonConfig(infra.env);
-  const listener = createListener({ connectionString: common.databaseUrl, role: common.dbRole || undefined, log: log.child({ component: 'listen' }) });
+  const listener = createListener({
+    connectionString: common.databaseUrl,
+    role: common.dbRole || undefined,
+    log: log.child({ component: 'listen' }),
+  });
   const projector = await runProjector(infra.env, log.child({ component: 'projector' }), { registry, listener });
-  const gateway = await runGateway(infra.env, log.child({ component: 'gateway' }), { registry, listener, alsoReady: { projector: projector.readiness } });
+  const gateway = await runGateway(infra.env, log.child({ component: 'gateway' }), {
+    registry,
+    listener,
+    alsoReady: { projector: projector.readiness },
+  });
   onShutdown(log, [
     ['gateway', () => gateway.stop()],
     ['projector', () => projector.stop()],

@@ -21,6 +21,8 @@ const steps: Array<[string, string, string[]]> = [
   ['generated types are fresh', process.execPath, [join(REPO_ROOT, 'scripts/gen-types.ts'), '--check']],
   ['typecheck', bin('tsc'), ['-p', 'tsconfig.json']],
   ['lint', bin('eslint'), ['.']],
+  // One formatting for every TypeScript/JavaScript file (.prettierrc.json; `npm run format` fixes it).
+  ['format', bin('prettier'), ['--check', '.', '--log-level', 'warn']],
   // No import cycles, no imports upwards between the layers (.dependency-cruiser.cjs, issue 17).
   ['import rules', bin('depcruise'), ['packages', 'services', 'scripts', 'tests', 'bench', '--config', '.dependency-cruiser.cjs']],
   // With coverage of packages/domain and its floor (vitest.config.ts): the deciders are the specification.
@@ -33,7 +35,12 @@ const totals = { passed: 0, failed: 0, skipped: 0 };
 function count(project: string): void {
   const file = join(reports, `${project}.json`);
   if (!existsSync(file)) return;
-  const r = JSON.parse(readFileSync(file, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number };
+  const r = JSON.parse(readFileSync(file, 'utf8')) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numPendingTests: number;
+    numTodoTests: number;
+  };
   totals.passed += r.numPassedTests;
   totals.failed += r.numFailedTests;
   totals.skipped += r.numPendingTests + r.numTodoTests;

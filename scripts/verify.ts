@@ -8,7 +8,8 @@ import { readCommonConfig, setting, settingsAtStart } from '@ingest/runtime';
 settingsAtStart({ roles: ['replay'], name: 'npm run verify', usage: 'usage: npm run verify [-- --help]' });
 
 const { databaseUrl } = readCommonConfig(process.env);
-const scratchUrl = setting(process.env, 'REPLAY_DATABASE_URL') ?? withDatabase(databaseUrl, `${new URL(databaseUrl).pathname.slice(1)}_replay`);
+const scratchUrl =
+  setting(process.env, 'REPLAY_DATABASE_URL') ?? withDatabase(databaseUrl, `${new URL(databaseUrl).pathname.slice(1)}_replay`);
 const tables = await compareReadModels(databaseUrl, scratchUrl);
 let differing = 0;
 for (const t of tables) {

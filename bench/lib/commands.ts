@@ -48,10 +48,21 @@ export function snapshotCommand(
 /** The daily job's command (D16), as services/projector/src/dailyScheduler.ts appends it. */
 export function dailySnapshotCommand(shop: string, snapshotDate: string): DailySnapshotCommand {
   const at = nextInstant();
-  return { command_id: uuidv7(at.getTime()), kind: 'inventory.daily_snapshot', shop, received_at: at.toISOString(), source: { endpoint: 'scheduler' }, payload: { snapshot_date: snapshotDate } };
+  return {
+    command_id: uuidv7(at.getTime()),
+    kind: 'inventory.daily_snapshot',
+    shop,
+    received_at: at.toISOString(),
+    source: { endpoint: 'scheduler' },
+    payload: { snapshot_date: snapshotDate },
+  };
 }
 
-export function availableDeltaCommand(shop: string, locationId: string, lines: Array<{ barcode: string; available_delta: number }>): InventoryAvailableCommand {
+export function availableDeltaCommand(
+  shop: string,
+  locationId: string,
+  lines: Array<{ barcode: string; available_delta: number }>,
+): InventoryAvailableCommand {
   const m = meta('/api/ingest/inventory-available');
   const payload = { mode: 'delta' as const, location: { location_id: locationId }, lines };
   return {
@@ -66,13 +77,28 @@ export function availableDeltaCommand(shop: string, locationId: string, lines: A
   };
 }
 
-export function levelsAbsoluteCommand(shop: string, lines: Array<{ barcode: string; location_id: string; on_hand_qty: number; available_qty: number }>): InventoryLevelsCommand {
+export function levelsAbsoluteCommand(
+  shop: string,
+  lines: Array<{ barcode: string; location_id: string; on_hand_qty: number; available_qty: number }>,
+): InventoryLevelsCommand {
   const m = meta('/api/inventory-levels/bulk-upsert');
   const payload = {
     mode: 'absolute' as const,
-    lines: lines.map((l) => ({ barcode: l.barcode, location: { location_id: l.location_id }, set: { on_hand_qty: l.on_hand_qty, available_qty: l.available_qty } })),
+    lines: lines.map((l) => ({
+      barcode: l.barcode,
+      location: { location_id: l.location_id },
+      set: { on_hand_qty: l.on_hand_qty, available_qty: l.available_qty },
+    })),
   };
-  return { ...m, kind: 'inventory.levels', shop, source_system: 'bench-oms', inventory_as_of: m.received_at, payload_hash: payloadHash(payload), payload };
+  return {
+    ...m,
+    kind: 'inventory.levels',
+    shop,
+    source_system: 'bench-oms',
+    inventory_as_of: m.received_at,
+    payload_hash: payloadHash(payload),
+    payload,
+  };
 }
 
 export function orderLinesCommand(shop: string, rows: Array<Record<string, unknown>>): OrderLinesUpsertCommand {
@@ -84,8 +110,16 @@ export function orderLinesCommand(shop: string, rows: Array<Record<string, unkno
   };
 }
 
-export function productsUpsertCommand(shop: string, products: Array<{ barcode: string; product_name: string; current_price?: number }>): ProductsUpsertCommand {
-  return { ...meta('/api/ingest/products'), kind: 'products.upsert', shop, payload: { response: 'ingest', items: products.map((product) => ({ product })) } };
+export function productsUpsertCommand(
+  shop: string,
+  products: Array<{ barcode: string; product_name: string; current_price?: number }>,
+): ProductsUpsertCommand {
+  return {
+    ...meta('/api/ingest/products'),
+    kind: 'products.upsert',
+    shop,
+    payload: { response: 'ingest', items: products.map((product) => ({ product })) },
+  };
 }
 
 export function registerLocationsCommand(shop: string, locations: Array<{ location_id: string; name: string }>): RegisterLocationsCommand {
@@ -115,4 +149,3 @@ export function orderRow(
     customer_id: customer,
   });
 }
-

@@ -47,7 +47,10 @@ export function summarizeProfile(p: CpuProfile): ProfileSummary {
     const f = byId.get(id)?.callFrame;
     if (!f || f.functionName === '(idle)') continue;
     busy += us;
-    const file = f.url.replace(/^.*\/node_modules\/\.pnpm\/[^/]+\/node_modules\//, '').replace(/^.*\/work\/main\//, '').replace(/^file:\/\//, '');
+    const file = f.url
+      .replace(/^.*\/node_modules\/\.pnpm\/[^/]+\/node_modules\//, '')
+      .replace(/^.*\/work\/main\//, '')
+      .replace(/^file:\/\//, '');
     const key = `${f.functionName || '(anonymous)'} ${file ? `${file}:${f.lineNumber + 1}` : '(native)'}`;
     byFn.set(key, (byFn.get(key) ?? 0) + us);
     const cat = category(f.functionName, f.url);
@@ -57,6 +60,9 @@ export function summarizeProfile(p: CpuProfile): ProfileSummary {
   return {
     busy_ms: Math.round(busy / 1000),
     categories: Object.fromEntries([...byCat].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, pct(v)])),
-    top_self: [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([fn, us]) => ({ fn, pct: pct(us) })),
+    top_self: [...byFn]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 15)
+      .map(([fn, us]) => ({ fn, pct: pct(us) })),
   };
 }

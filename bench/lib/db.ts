@@ -68,7 +68,9 @@ export async function dropBenchDatabases(): Promise<string[]> {
   const c = createPool({ connectionString: ADMIN_URL, max: 1, applicationName: 'ingest-bench' });
   let names: string[];
   try {
-    names = (await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'ingest\\_bench\\_p%'`)).rows.map((r) => r.datname).filter(runEnded);
+    names = (await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'ingest\\_bench\\_p%'`)).rows
+      .map((r) => r.datname)
+      .filter(runEnded);
   } finally {
     await c.end();
   }
@@ -123,7 +125,8 @@ export function timedClient(client: PoolClient, times: SqlTimes): PoolClient {
     const text = typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string }).text ?? '');
     const { phase, load } = phaseOf(text);
     const t0 = performance.now();
-    if (!load && times.firstWriteAt === null && phase !== 'claim' && phase !== 'lock_shop' && !/^(begin|commit)/.test(phase)) times.firstWriteAt = t0;
+    if (!load && times.firstWriteAt === null && phase !== 'claim' && phase !== 'lock_shop' && !/^(begin|commit)/.test(phase))
+      times.firstWriteAt = t0;
     try {
       return await (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
     } finally {
@@ -193,7 +196,14 @@ export function observedPool(pool: Pool): ObservedPool {
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  return { pool: proxy, firstConnect: () => first, lastCommit: () => last, commits: () => commits, sqlMs: () => Object.fromEntries(byPhase), statements: () => statements };
+  return {
+    pool: proxy,
+    firstConnect: () => first,
+    lastCommit: () => last,
+    commits: () => commits,
+    sqlMs: () => Object.fromEntries(byPhase),
+    statements: () => statements,
+  };
 }
 
 /** COPY … FROM STDIN of a ready text-format buffer (a minimal pg Submittable: no extra dependency). */
@@ -241,10 +251,19 @@ export interface PlanSummary {
 }
 
 /** EXPLAIN (ANALYZE, BUFFERS) of a load query in a transaction that is rolled back. */
-export async function explainLoad(c: PoolClient, name: string, sql: string, params: unknown[], bigTables: Set<string>): Promise<PlanSummary> {
+export async function explainLoad(
+  c: PoolClient,
+  name: string,
+  sql: string,
+  params: unknown[],
+  bigTables: Set<string>,
+): Promise<PlanSummary> {
   await c.query('BEGIN');
   try {
-    const r = await c.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode; 'Execution Time': number }> }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, params);
+    const r = await c.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode; 'Execution Time': number }> }>(
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`,
+      params,
+    );
     const top = r.rows[0]!['QUERY PLAN'][0]!;
     const nodes: PlanNode[] = [];
     const walk = (n: PlanNode) => {
@@ -254,7 +273,11 @@ export async function explainLoad(c: PoolClient, name: string, sql: string, para
     walk(top.Plan);
     const relations = nodes
       .filter((n) => n['Relation Name'] || n['Index Name'])
-      .map((n) => ({ relation: n['Relation Name'] ?? '(index)', node: n['Node Type'], ...(n['Index Name'] ? { index: n['Index Name'] } : {}) }));
+      .map((n) => ({
+        relation: n['Relation Name'] ?? '(index)',
+        node: n['Node Type'],
+        ...(n['Index Name'] ? { index: n['Index Name'] } : {}),
+      }));
     return {
       query: name,
       node_types: [...new Set(nodes.map((n) => n['Node Type']))],
@@ -275,7 +298,19 @@ interface PlanNode {
 }
 
 export async function serverSettings(c: PoolClient): Promise<Record<string, string>> {
-  const names = ['server_version', 'shared_buffers', 'work_mem', 'synchronous_commit', 'fsync', 'wal_level', 'full_page_writes', 'max_wal_size', 'checkpoint_timeout', 'wal_compression', 'jit'];
+  const names = [
+    'server_version',
+    'shared_buffers',
+    'work_mem',
+    'synchronous_commit',
+    'fsync',
+    'wal_level',
+    'full_page_writes',
+    'max_wal_size',
+    'checkpoint_timeout',
+    'wal_compression',
+    'jit',
+  ];
   const { rows } = await c.query<{ name: string; setting: string }>(
     `SELECT name, current_setting(name) AS setting FROM pg_settings WHERE name = ANY($1::text[])`,
     [names],

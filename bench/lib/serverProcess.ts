@@ -14,7 +14,9 @@ export class ServerProcess {
   static async start(script: string, args: string[], env: NodeJS.ProcessEnv, execArgv: string[] = []): Promise<ServerProcess> {
     const child = fork(script, args, { env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const port = await new Promise<number>((resolve, reject) => {
-      child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? resolve(m.port) : reject(new Error('unexpected message'))));
+      child.once('message', (m: { type: string; port: number }) =>
+        m.type === 'ready' ? resolve(m.port) : reject(new Error('unexpected message')),
+      );
       child.once('exit', (code) => reject(new Error(`${script} ${args.join(' ')} exited with ${code}`)));
     });
     return new ServerProcess(child, port);

@@ -48,7 +48,10 @@ export function gitHead(cwd: string): { commit: string; dirty: boolean } {
   try {
     const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
     // The results of an earlier run are not the code being measured.
-    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/results'], { cwd, encoding: 'utf8' }).trim();
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/results'], {
+      cwd,
+      encoding: 'utf8',
+    }).trim();
     return { commit, dirty: status.length > 0 };
   } catch {
     return { commit: 'unknown', dirty: false };

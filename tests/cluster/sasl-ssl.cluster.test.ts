@@ -35,7 +35,11 @@ function topicLogBytes(topic: string): number {
   const logs = join(dataDir, 'kraft-logs');
   return readdirSync(logs)
     .filter((d) => d.startsWith(`${topic}-`))
-    .flatMap((d) => readdirSync(join(logs, d)).filter((f) => f.endsWith('.log')).map((f) => statSync(join(logs, d, f)).size))
+    .flatMap((d) =>
+      readdirSync(join(logs, d))
+        .filter((f) => f.endsWith('.log'))
+        .map((f) => statSync(join(logs, d, f)).size),
+    )
     .reduce((a, b) => a + b, 0);
 }
 
@@ -129,7 +133,9 @@ describe('Kafka over SASL_SSL (issue 14)', () => {
       attempt({ KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: USER, KAFKA_SASL_PASSWORD: PASSWORD }),
       attempt({ ...clientEnv, KAFKA_SSL_CA_FILE: '' }),
     ]);
-    process.stderr.write(`[sasl-ssl] refused: wrong password ${wrongPassword.ms} ms, no TLS ${noTls.ms} ms, untrusted CA ${untrusted.ms} ms\n`);
+    process.stderr.write(
+      `[sasl-ssl] refused: wrong password ${wrongPassword.ms} ms, no TLS ${noTls.ms} ms, untrusted CA ${untrusted.ms} ms\n`,
+    );
     // Not retried: the answer is immediate.
     expect(wrongPassword.error).toMatch(/KafkaJSSASLAuthenticationError: .*invalid credentials/);
     expect(wrongPassword.ms).toBeLessThan(10_000);

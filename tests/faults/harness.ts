@@ -81,12 +81,22 @@ export interface Result {
 }
 
 const partitioner = Partitioners.DefaultPartitioner();
-const partitionMetadata = Array.from({ length: PARTITIONS }, (_, i) => ({ partitionErrorCode: 0, partitionId: i, leader: 1, replicas: [1], isr: [1] }));
+const partitionMetadata = Array.from({ length: PARTITIONS }, (_, i) => ({
+  partitionErrorCode: 0,
+  partitionId: i,
+  leader: 1,
+  replicas: [1],
+  isr: [1],
+}));
 /** The partition the producer (kafkajs' default partitioner, as the gateway uses) puts a shop on. */
-export const partitionOf = (shop: string): number =>
-  partitioner({ topic: 'x', partitionMetadata, message: { key: shop, value: null } });
+export const partitionOf = (shop: string): number => partitioner({ topic: 'x', partitionMetadata, message: { key: shop, value: null } });
 
-export async function post(port: number, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
+export async function post(
+  port: number,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; text: string }> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-ingest-secret': INGEST_SECRET, ...headers },
@@ -148,7 +158,10 @@ export async function makeCtx(name: string, suite: Suite): Promise<Ctx> {
           const loc = await post(via.port, '/api/admin/locations', { shop: s.shop, locations: [{ name: 'Fault store' }] });
           if (loc.status !== 200) throw new Error(`setup: locations for ${s.shop}: ${loc.status} ${loc.text}`);
           s.locationId = loc.body.locations[0].location_id;
-          const prod = await post(via.port, '/api/ingest/products', { shop: s.shop, products: [{ barcode: 'INV', product_name: 'Inventory probe' }] });
+          const prod = await post(via.port, '/api/ingest/products', {
+            shop: s.shop,
+            products: [{ barcode: 'INV', product_name: 'Inventory probe' }],
+          });
           if (prod.status !== 200) throw new Error(`setup: product for ${s.shop}: ${prod.status} ${prod.text}`);
           const lvl = await post(via.port, '/api/ingest/inventory-available', {
             shop: s.shop,
@@ -184,12 +197,20 @@ const isBad = (r: Sent, ignoreConnErrors: boolean, now: number): boolean => {
  * Recovery: from `reference` until the first answer after which every write was answered 200
  * within 2 s. Null when that never held for the last `confirmMs` of the load.
  */
-export function measureRecovery(records: Sent[], reference: number, ignoreConnErrors: boolean, loadEnd: number, confirmMs = 3000): { seconds: number | null; lastBad: Sent | null } {
+export function measureRecovery(
+  records: Sent[],
+  reference: number,
+  ignoreConnErrors: boolean,
+  loadEnd: number,
+  confirmMs = 3000,
+): { seconds: number | null; lastBad: Sent | null } {
   const after = records.filter((r) => r.kind !== 'get' && r.sentAt >= reference);
   let lastBad: Sent | null = null;
   for (const r of after) if (isBad(r, ignoreConnErrors, loadEnd) && (!lastBad || r.sentAt > lastBad.sentAt)) lastBad = r;
   const from = lastBad ? lastBad.sentAt : reference;
-  const firstGood = after.filter((r) => r.sentAt > from && !isBad(r, ignoreConnErrors, loadEnd) && !r.error).sort((a, b) => a.sentAt - b.sentAt)[0];
+  const firstGood = after
+    .filter((r) => r.sentAt > from && !isBad(r, ignoreConnErrors, loadEnd) && !r.error)
+    .sort((a, b) => a.sentAt - b.sentAt)[0];
   if (!firstGood || firstGood.endAt === null || (lastBad && lastBad.sentAt > loadEnd - confirmMs)) return { seconds: null, lastBad };
   return { seconds: lastBad ? Math.max(0, firstGood.sentAt - reference) / 1000 : 0, lastBad };
 }
@@ -216,7 +237,9 @@ export async function runUntilRecovered(
     }
     if (now - reference >= o.maxMs) {
       const r = measureRecovery(load.records, reference, o.ignoreConnErrors ?? false, now, confirm);
-      ctx.note(`NOT recovered ${(o.maxMs / 1000).toFixed(0)} s after the reference point; last bad write: ${r.lastBad ? `#${r.lastBad.seq} ${r.lastBad.error ?? r.lastBad.status}` : 'none'}`);
+      ctx.note(
+        `NOT recovered ${(o.maxMs / 1000).toFixed(0)} s after the reference point; last bad write: ${r.lastBad ? `#${r.lastBad.seq} ${r.lastBad.error ?? r.lastBad.status}` : 'none'}`,
+      );
       return null;
     }
     await sleep(500);
@@ -240,7 +263,16 @@ export async function finish(ctx: Ctx, o: Outcome): Promise<Result> {
   const records = [...(o.load?.records ?? []), ...(o.extraRecords ?? [])];
   writeFileSync(
     join(ctx.dir, 'requests.jsonl'),
-    records.map((r) => JSON.stringify({ ...r, sentAt: `+${((r.sentAt - ctx.t0) / 1000).toFixed(3)}s`, ms: r.endAt === null ? null : r.endAt - r.sentAt, endAt: undefined })).join('\n') + '\n',
+    records
+      .map((r) =>
+        JSON.stringify({
+          ...r,
+          sentAt: `+${((r.sentAt - ctx.t0) / 1000).toFixed(3)}s`,
+          ms: r.endAt === null ? null : r.endAt - r.sentAt,
+          endAt: undefined,
+        }),
+      )
+      .join('\n') + '\n',
   );
   const v: Verdict = await verify(ctx.stack, records, o.shops, {
     finalGet: (id) => getCommand(o.gatewayForChecks.port, id),
@@ -248,7 +280,9 @@ export async function finish(ctx: Ctx, o: Outcome): Promise<Result> {
     parkedShops: o.parkedShops ?? [],
   });
   if (o.afterQuiescence) {
-    const own = await o.afterQuiescence().catch((err: unknown) => ({ failures: [`the scenario's own final check failed: ${String(err)}`], info: [] }));
+    const own = await o
+      .afterQuiescence()
+      .catch((err: unknown) => ({ failures: [`the scenario's own final check failed: ${String(err)}`], info: [] }));
     failures.push(...own.failures);
     info.push(...own.info);
   }
@@ -256,11 +290,17 @@ export async function finish(ctx: Ctx, o: Outcome): Promise<Result> {
   if (o.recoveryS === undefined && o.reference !== null && o.load) {
     const r = measureRecovery(o.load.records, o.reference, o.connectionErrorsExpected, loadEnd);
     recoveryS = r.seconds;
-    if (r.lastBad) info.push(`last slow or failed write after the reference: ${r.lastBad.kind} #${r.lastBad.seq} ${r.lastBad.error ?? r.lastBad.status} after ${(((r.lastBad.endAt ?? loadEnd) - r.lastBad.sentAt) / 1000).toFixed(1)} s`);
+    if (r.lastBad)
+      info.push(
+        `last slow or failed write after the reference: ${r.lastBad.kind} #${r.lastBad.seq} ${r.lastBad.error ?? r.lastBad.status} after ${(((r.lastBad.endAt ?? loadEnd) - r.lastBad.sentAt) / 1000).toFixed(1)} s`,
+      );
   }
-  if (o.reference !== null && recoveryS === null) failures.push('did not recover: writes were still failing or slow (> 2 s) at the end of the load');
-  else if (recoveryS !== null && recoveryS > o.recoveryLimitS) failures.push(`recovered too slowly: ${recoveryS.toFixed(1)} s > ${o.recoveryLimitS} s`);
-  for (const e of ctx.host.exits) if (!e.expected) failures.push(`${e.service} (pid ${e.pid}) died on its own: ${e.signal ?? `exit code ${e.code}`}`);
+  if (o.reference !== null && recoveryS === null)
+    failures.push('did not recover: writes were still failing or slow (> 2 s) at the end of the load');
+  else if (recoveryS !== null && recoveryS > o.recoveryLimitS)
+    failures.push(`recovered too slowly: ${recoveryS.toFixed(1)} s > ${o.recoveryLimitS} s`);
+  for (const e of ctx.host.exits)
+    if (!e.expected) failures.push(`${e.service} (pid ${e.pid}) died on its own: ${e.signal ?? `exit code ${e.code}`}`);
   await ctx.host.killAll();
   const allFailures = [...failures, ...v.failures];
   const pass = v.lost.length === 0 && v.doubled.length === 0 && allFailures.length === 0;

@@ -37,7 +37,13 @@ export interface OwnBroker {
 
 /** `npm run test:faults -- --cluster`: a three-node KRaft cluster of the suite's own (never the shared one). */
 export async function startOwnCluster(size: number, log: (m: string) => void): Promise<OwnBroker> {
-  const cluster = await startKafkaCluster({ dataDir: join(REPO_ROOT, '.data', 'faults-kafka-cluster'), size, basePort: KAFKA_PORT, log, fresh: true });
+  const cluster = await startKafkaCluster({
+    dataDir: join(REPO_ROOT, '.data', 'faults-kafka-cluster'),
+    size,
+    basePort: KAFKA_PORT,
+    log,
+    fresh: true,
+  });
   return {
     brokers: cluster.brokers,
     pid: () => cluster.nodes[0]!.pid(),
@@ -109,7 +115,13 @@ export interface Stack {
   dispose(keepDatabase: boolean): Promise<void>;
 }
 
-export async function createStack(scenario: string, template: Template, brokers: string[], logDir: string, replication: TopicReplication = SINGLE_BROKER_REPLICATION): Promise<Stack> {
+export async function createStack(
+  scenario: string,
+  template: Template,
+  brokers: string[],
+  logDir: string,
+  replication: TopicReplication = SINGLE_BROKER_REPLICATION,
+): Promise<Stack> {
   const id = `${scenario.replace(/[^a-z0-9]/g, '')}${randomUUID().slice(0, 6)}`;
   mkdirSync(logDir, { recursive: true });
   const dbName = `faults_${id}`;

@@ -99,7 +99,11 @@ export function createLoad(opts: LoadOptions): Load {
     return 'products';
   };
 
-  const build = (kind: RequestKind, shop: Shop, n: number): { method: string; path: string; headers: Record<string, string>; body: unknown; rec: Partial<Sent> } | null => {
+  const build = (
+    kind: RequestKind,
+    shop: Shop,
+    n: number,
+  ): { method: string; path: string; headers: Record<string, string>; body: unknown; rec: Partial<Sent> } | null => {
     const ingest = { 'x-ingest-secret': INGEST_SECRET };
     switch (kind) {
       case 'products':
@@ -109,7 +113,10 @@ export function createLoad(opts: LoadOptions): Load {
           method: 'POST',
           path: '/api/ingest/products',
           headers: kind === 'async' ? { ...ingest, prefer: 'respond-async' } : ingest,
-          body: { shop: shop.shop, products: barcodes.map((barcode, i) => ({ barcode, product_name: `Fault item ${n}`, current_price: 100 + i })) },
+          body: {
+            shop: shop.shop,
+            products: barcodes.map((barcode, i) => ({ barcode, product_name: `Fault item ${n}`, current_price: 100 + i })),
+          },
           rec: { barcodes },
         };
       }
@@ -130,7 +137,14 @@ export function createLoad(opts: LoadOptions): Load {
           method: 'POST',
           path: '/api/ingest/inventory-available',
           headers: ingest,
-          body: { shop: shop.shop, source_system: 'faults', mode: 'delta', location_id: shop.locationId, idempotency_key: key, lines: [{ barcode: 'INV', available_delta: delta }] },
+          body: {
+            shop: shop.shop,
+            source_system: 'faults',
+            mode: 'delta',
+            location_id: shop.locationId,
+            idempotency_key: key,
+            lines: [{ barcode: 'INV', available_delta: delta }],
+          },
           rec: { key, delta },
         };
       }
@@ -185,7 +199,10 @@ export function createLoad(opts: LoadOptions): Load {
           method: spec.method,
           path: spec.path,
           agent,
-          headers: { ...spec.headers, ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}) },
+          headers: {
+            ...spec.headers,
+            ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];

@@ -115,17 +115,29 @@ export function serviceHost(logDir: string, note: (msg: string) => void): Servic
         child = c;
         live.add(c);
         const pid = c.pid ?? -1;
-        logFile.write(`${JSON.stringify({ fault_suite: 'started', name, pid, time: new Date().toISOString(), failpoints: env['FAILPOINTS'] ?? '' })}\n`);
+        logFile.write(
+          `${JSON.stringify({ fault_suite: 'started', name, pid, time: new Date().toISOString(), failpoints: env['FAILPOINTS'] ?? '' })}\n`,
+        );
         c.stdout.pipe(logFile, { end: false });
         c.stderr.pipe(logFile, { end: false });
         exited = new Promise<ExitRecord>((resolve) => {
           c.once('exit', (code, signal) => {
             live.delete(c);
-            const rec: ExitRecord = { service: name, pid, at: Date.now(), code, signal, expected: expected !== null, why: expected ?? 'unexpected' };
+            const rec: ExitRecord = {
+              service: name,
+              pid,
+              at: Date.now(),
+              code,
+              signal,
+              expected: expected !== null,
+              why: expected ?? 'unexpected',
+            };
             expected = null;
             exits.push(rec);
             if (child === c) child = null;
-            logFile.write(`${JSON.stringify({ fault_suite: 'exited', name, pid, code, signal, why: rec.why, time: new Date().toISOString() })}\n`);
+            logFile.write(
+              `${JSON.stringify({ fault_suite: 'exited', name, pid, code, signal, why: rec.why, time: new Date().toISOString() })}\n`,
+            );
             note(`${name} (pid ${pid}) exited: ${signal ?? `code ${code}`} (${rec.why})`);
             resolve(rec);
           });

@@ -24,15 +24,30 @@ if (unknown.length) {
   say(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
   process.exit(2);
 }
-const chosen = wanted.length ? SCENARIOS.filter((s) => wanted.includes(s.name)) : SCENARIOS.filter((s) => Boolean(s.needsCluster) === onCluster);
+const chosen = wanted.length
+  ? SCENARIOS.filter((s) => wanted.includes(s.name))
+  : SCENARIOS.filter((s) => Boolean(s.needsCluster) === onCluster);
 const misplaced = chosen.filter((s) => s.needsCluster && !onCluster);
 if (misplaced.length) {
-  say(`${misplaced.map((s) => s.name).join(', ')} need(s) the three-node cluster: npm run test:faults -- --cluster ${misplaced.map((s) => s.name).join(' ')}`);
+  say(
+    `${misplaced.map((s) => s.name).join(', ')} need(s) the three-node cluster: npm run test:faults -- --cluster ${misplaced.map((s) => s.name).join(' ')}`,
+  );
   process.exit(2);
 }
 
 function table(results: Result[]): string {
-  const head = ['scenario', 'requests', 'accepted (200/202)', 'unknown', 'lost', 'doubled', '5xx other than 503', '503s (all with Retry-After?)', 'recovery (s)', 'result'];
+  const head = [
+    'scenario',
+    'requests',
+    'accepted (200/202)',
+    'unknown',
+    'lost',
+    'doubled',
+    '5xx other than 503',
+    '503s (all with Retry-After?)',
+    'recovery (s)',
+    'result',
+  ];
   const rows = results.map((r) => [
     r.name,
     String(r.requests),
@@ -41,7 +56,9 @@ function table(results: Result[]): string {
     String(r.lost),
     String(r.doubled),
     String(r.fiveXX),
-    r.status503 === 0 ? '0' : `${r.status503} (${r.status503WithRetryAfter === r.status503 ? 'yes' : `no: ${r.status503 - r.status503WithRetryAfter} without`})`,
+    r.status503 === 0
+      ? '0'
+      : `${r.status503} (${r.status503WithRetryAfter === r.status503 ? 'yes' : `no: ${r.status503 - r.status503WithRetryAfter} without`})`,
     r.recoveryS === null ? 'not recovered' : `${r.recoveryS.toFixed(1)} (limit ${r.recoveryLimitS})`,
     r.pass ? 'pass' : 'FAIL',
   ]);
@@ -97,7 +114,11 @@ try {
     const ctx = await makeCtx(s.name, suite).catch((err: unknown) => err as Error);
     if (ctx instanceof Error) {
       say(`${s.name}: could not set up its stack: ${ctx.stack ?? ctx.message}`);
-      results.push({ ...emptyResult(s.name), failures: [`setting up the scenario's stack failed: ${ctx.message}`], logDir: join(runDir, s.name) });
+      results.push({
+        ...emptyResult(s.name),
+        failures: [`setting up the scenario's stack failed: ${ctx.message}`],
+        logDir: join(runDir, s.name),
+      });
       continue;
     }
     try {
@@ -132,7 +153,10 @@ for (const r of results) {
   if (r.failures.length > 25) out.push(`  … ${r.failures.length - 25} more in ${join(r.logDir, 'result.json')}`);
   for (const i of r.info) out.push(`  · ${i}`);
 }
-out.push('', `total ${((Date.now() - t0) / 1000).toFixed(0)} s; ${results.filter((r) => !r.pass).length} of ${results.length} scenario(s) failed`);
+out.push(
+  '',
+  `total ${((Date.now() - t0) / 1000).toFixed(0)} s; ${results.filter((r) => !r.pass).length} of ${results.length} scenario(s) failed`,
+);
 const report = out.join('\n');
 writeFileSync(join(runDir, 'report.txt'), `${report}\n`);
 console.log(report);

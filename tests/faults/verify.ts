@@ -188,9 +188,12 @@ export async function verify(
       const states = r.barcodes.map((b) => ({ b, log: logByBarcode.get(b), product: productSet.has(b) }));
       const have = states.filter((s) => s.product && (s.log?.created ?? 0) > 0);
       present = have.length > 0;
-      for (const s of states) if ((s.log?.created ?? 0) > 1 || (s.log?.total ?? 0) > 1) v.doubled.push(`barcode ${s.b}: ${s.log?.created} created / ${s.log?.total} log records: ${short(r)}`);
+      for (const s of states)
+        if ((s.log?.created ?? 0) > 1 || (s.log?.total ?? 0) > 1)
+          v.doubled.push(`barcode ${s.b}: ${s.log?.created} created / ${s.log?.total} log records: ${short(r)}`);
       if (have.length > 0 && have.length < states.length) v.failures.push(`torn command (some barcodes applied, not all): ${short(r)}`);
-      if (r.status === 200 && r.body?.created !== r.barcodes.length) v.failures.push(`products answered 200 with created=${r.body?.created}, expected ${r.barcodes.length}: ${short(r)}`);
+      if (r.status === 200 && r.body?.created !== r.barcodes.length)
+        v.failures.push(`products answered 200 with created=${r.body?.created}, expected ${r.barcodes.length}: ${short(r)}`);
     }
     if (isAccepted(r) && !present) v.lost.push(short(r));
     if (!isAccepted(r) && present) {
@@ -220,12 +223,17 @@ export async function verify(
     const got = levels.rows.find((l) => l.shop === s.shop)?.available_qty;
     const want = s.base + (sumApplied.get(s.shop) ?? 0);
     if (got === undefined) v.lost.push(`level of ${s.shop} missing`);
-    else if (got > want) v.doubled.push(`level of ${s.shop}: available ${got}, expected ${want} (base ${s.base} + applied deltas): ${got - want} too much`);
+    else if (got > want)
+      v.doubled.push(`level of ${s.shop}: available ${got}, expected ${want} (base ${s.base} + applied deltas): ${got - want} too much`);
     else if (got < want) v.lost.push(`level of ${s.shop}: available ${got}, expected ${want}: ${want - got} missing`);
   }
 
   // 202'd commands end as a stored result (never 404, never pending for ever).
-  const ids = [...new Set(records.filter((r) => r.kind !== 'get' && r.status === 202 && r.commandId && !parkedShops.has(r.shop)).map((r) => r.commandId!))];
+  const ids = [
+    ...new Set(
+      records.filter((r) => r.kind !== 'get' && r.status === 202 && r.commandId && !parkedShops.has(r.shop)).map((r) => r.commandId!),
+    ),
+  ];
   let finals = 0;
   const pollUntil = Date.now() + 60_000;
   for (const id of ids.slice(0, 400)) {
@@ -261,15 +269,26 @@ export async function verify(
     const missing = logIds.filter((l) => !events.counts.has(l.log_id));
     v.eventsMissing = missing.length;
     v.eventsDuplicated = [...events.counts.values()].reduce((s, n) => s + Math.max(0, n - 1), 0);
-    if (missing.length) v.failures.push(`${missing.length} audit event(s) never published, e.g. log_id ${missing.slice(0, 5).map((m) => m.log_id).join(', ')}`);
-    v.info.push(`audit events: ${logIds.length} log records, ${[...events.counts.values()].reduce((s, n) => s + n, 0)} events read, ${v.eventsDuplicated} duplicate(s)`);
+    if (missing.length)
+      v.failures.push(
+        `${missing.length} audit event(s) never published, e.g. log_id ${missing
+          .slice(0, 5)
+          .map((m) => m.log_id)
+          .join(', ')}`,
+      );
+    v.info.push(
+      `audit events: ${logIds.length} log records, ${[...events.counts.values()].reduce((s, n) => s + n, 0)} events read, ${v.eventsDuplicated} duplicate(s)`,
+    );
   }
   return v;
 }
 
 /** GET /api/commands/{id} on a gateway. */
 export async function getCommand(port: number, id: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`http://127.0.0.1:${port}/api/commands/${id}`, { headers: { 'x-ingest-secret': INGEST_SECRET }, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`http://127.0.0.1:${port}/api/commands/${id}`, {
+    headers: { 'x-ingest-secret': INGEST_SECRET },
+    signal: AbortSignal.timeout(10_000),
+  });
   const text = await res.text();
   let body: any = text;
   try {

@@ -2,7 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
 import { createCommandLog, createKafka, createMessageSink, type CommandLog, type MessageSink } from '@ingest/kafka';
 import { post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
-import { ING, INVENTORY_ENV, dailyRows, levelRows, levels, newProducts, registerLocations, snapshot, uniqueShop, type DailyRowRead } from '../support/inventory.ts';
+import {
+  ING,
+  INVENTORY_ENV,
+  dailyRows,
+  levelRows,
+  levels,
+  newProducts,
+  registerLocations,
+  snapshot,
+  uniqueShop,
+  type DailyRowRead,
+} from '../support/inventory.ts';
 
 // D16, the daily job at the projector: an `inventory.daily_snapshot` command (per shop, per
 // date, idempotent) copies every level of the shop into sot.inventory_daily_snapshots with source
@@ -36,10 +47,16 @@ async function runDailyJob(shop: string, snapshotDate: string): Promise<{ comman
     source: { endpoint: 'scheduler' },
     payload: { snapshot_date: snapshotDate },
   });
-  const result = await waitFor(async () => {
-    const { rows } = await p.db.query<StoredResult>('SELECT status_code, body FROM agent_runtime.command_results WHERE command_id = $1', [commandId]);
-    return rows[0];
-  }, 20000, `result of daily_snapshot ${commandId}`);
+  const result = await waitFor(
+    async () => {
+      const { rows } = await p.db.query<StoredResult>('SELECT status_code, body FROM agent_runtime.command_results WHERE command_id = $1', [
+        commandId,
+      ]);
+      return rows[0];
+    },
+    20000,
+    `result of daily_snapshot ${commandId}`,
+  );
   return { commandId, result };
 }
 
@@ -49,7 +66,17 @@ const previousDay = (date: string): string => new Date(Date.parse(`${date}T00:00
 const SNAPSHOT_AS_OF = '2026-11-21T01:00:00.000Z';
 
 const view = (rows: DailyRowRead[]) =>
-  rows.map((r) => ({ d: r.snapshot_date, b: r.barcode, l: r.location_id, src: r.source, on: r.on_hand_qty, av: r.available_qty, al: r.allocated_qty, re: r.reserved_qty, in: r.incoming_qty }));
+  rows.map((r) => ({
+    d: r.snapshot_date,
+    b: r.barcode,
+    l: r.location_id,
+    src: r.source,
+    on: r.on_hand_qty,
+    av: r.available_qty,
+    al: r.allocated_qty,
+    re: r.reserved_qty,
+    in: r.incoming_qty,
+  }));
 
 describe('inventory.daily_snapshot (D16)', () => {
   let shop: string;
@@ -78,12 +105,32 @@ describe('inventory.daily_snapshot (D16)', () => {
     });
     expect(w.status, w.text).toBe(200);
     // The snapshot endpoint writes its own rows for DATE at l2 ...
-    const s = await snapshot(p, { shop, source_system: 'pos', location_id: l2, inventory_as_of: SNAPSHOT_AS_OF, lines: [{ barcode: 'A', on_hand_qty: 9 }, { barcode: 'C', on_hand_qty: 5, reserved_qty: 1 }] });
+    const s = await snapshot(p, {
+      shop,
+      source_system: 'pos',
+      location_id: l2,
+      inventory_as_of: SNAPSHOT_AS_OF,
+      lines: [
+        { barcode: 'A', on_hand_qty: 9 },
+        { barcode: 'C', on_hand_qty: 5, reserved_qty: 1 },
+      ],
+    });
     expect(s.status, s.text).toBe(200);
     // ... and the level of A at l2 changes afterwards (endpoint 3): the daily row must keep the snapshot's values.
-    const later = await levels(p, { shop, source_system: 'wms', mode: 'delta', lines: [{ barcode: 'A', location_id: l2, on_hand_delta: -5, available_delta: -5 }] });
+    const later = await levels(p, {
+      shop,
+      source_system: 'wms',
+      mode: 'delta',
+      lines: [{ barcode: 'A', location_id: l2, on_hand_delta: -5, available_delta: -5 }],
+    });
     expect(later.status, later.text).toBe(200);
-    await snapshot(p, { shop: other, source_system: 'pos', location_id: o.json.locations[0].location_id, inventory_as_of: '2026-11-20T01:00:00.000Z', lines: [{ barcode: 'A', on_hand_qty: 1 }] });
+    await snapshot(p, {
+      shop: other,
+      source_system: 'pos',
+      location_id: o.json.locations[0].location_id,
+      inventory_as_of: '2026-11-20T01:00:00.000Z',
+      lines: [{ barcode: 'A', on_hand_qty: 1 }],
+    });
   });
 
   it('copies every level of the shop with source daily_job and leaves the rows the snapshot endpoint wrote for that date', async () => {
@@ -131,13 +178,21 @@ describe('inventory.daily_snapshot (D16)', () => {
 
   it('a second command for the same shop and date writes nothing more, even after the levels changed', async () => {
     const before = await dailyRows(p, shop);
-    const moved = await levels(p, { shop, source_system: 'wms', mode: 'delta', lines: [{ barcode: 'B', location_id: l1, on_hand_delta: 100 }] });
+    const moved = await levels(p, {
+      shop,
+      source_system: 'wms',
+      mode: 'delta',
+      lines: [{ barcode: 'B', location_id: l1, on_hand_delta: 100 }],
+    });
     expect(moved.status, moved.text).toBe(200);
     const { result } = await runDailyJob(shop, DATE);
     expect(result.status_code).toBe(200);
     expect(result.body).toMatchObject({ ok: true, shop, snapshot_date: DATE, rows_written: 0 });
     expect(await dailyRows(p, shop)).toEqual(before);
-    const runs = await p.db.query('SELECT count(*)::int AS n FROM agent_runtime.daily_snapshot_runs WHERE shop = $1 AND snapshot_date = $2', [shop, DATE]);
+    const runs = await p.db.query(
+      'SELECT count(*)::int AS n FROM agent_runtime.daily_snapshot_runs WHERE shop = $1 AND snapshot_date = $2',
+      [shop, DATE],
+    );
     expect(runs.rows[0].n).toBe(1);
   });
 
@@ -160,8 +215,14 @@ describe('inventory.daily_snapshot (D16)', () => {
     expect(await dailyRows(p, empty)).toEqual([]);
   });
 
-  it('the snapshot endpoint still owns its day after the job ran: a later snapshot overwrites the job\'s row for that date', async () => {
-    const r = await snapshot(p, { shop, source_system: 'pos', location_id: l1, inventory_as_of: '2026-11-21T05:00:00.000Z', lines: [{ barcode: 'A', on_hand_qty: 3 }] });
+  it("the snapshot endpoint still owns its day after the job ran: a later snapshot overwrites the job's row for that date", async () => {
+    const r = await snapshot(p, {
+      shop,
+      source_system: 'pos',
+      location_id: l1,
+      inventory_as_of: '2026-11-21T05:00:00.000Z',
+      lines: [{ barcode: 'A', on_hand_qty: 3 }],
+    });
     expect(r.status, r.text).toBe(200);
     const row = (await dailyRows(p, shop)).find((d) => d.snapshot_date === DATE && d.barcode === 'A' && d.location_id === l1);
     expect(row).toMatchObject({ source: 'snapshot', on_hand_qty: 3, available_qty: 3 });
@@ -177,7 +238,9 @@ describe('inventory.daily_snapshot (D16)', () => {
   });
 
   it('the scheduler appends one command per shop with levels for the business day that ended, once', async () => {
-    const yesterday = previousDay(new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Tokyo', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date()));
+    const yesterday = previousDay(
+      new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Tokyo', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date()),
+    );
     const scheduler = p.projector!.scheduler!;
     const due = await p.db.query(
       `SELECT DISTINCT shop FROM sot.inventory_levels l
@@ -186,10 +249,17 @@ describe('inventory.daily_snapshot (D16)', () => {
     );
     expect(due.rows.length).toBeGreaterThan(0);
     expect(await scheduler.tick()).toBe(due.rows.length);
-    await waitFor(async () => {
-      const { rows } = await p.db.query('SELECT count(*)::int AS n FROM agent_runtime.daily_snapshot_runs WHERE shop = ANY($1) AND snapshot_date = $2', [[shop, other], yesterday]);
-      return rows[0].n === 2;
-    }, 20000, 'the scheduled runs');
+    await waitFor(
+      async () => {
+        const { rows } = await p.db.query(
+          'SELECT count(*)::int AS n FROM agent_runtime.daily_snapshot_runs WHERE shop = ANY($1) AND snapshot_date = $2',
+          [[shop, other], yesterday],
+        );
+        return rows[0].n === 2;
+      },
+      20000,
+      'the scheduled runs',
+    );
     const mine = (await dailyRows(p, shop)).filter((d) => d.snapshot_date === yesterday);
     expect(mine.length).toBe((await levelRows(p, shop)).length);
     // The other shop's snapshot row of that date (written by the endpoint) is kept.

@@ -16,7 +16,9 @@ afterAll(async () => {
 });
 
 const terminate = (applicationName: string) =>
-  p.db.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [applicationName]);
+  p.db.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [
+    applicationName,
+  ]);
 
 describe('connections (issue 11)', () => {
   it('a checked-out client killed in the middle of a transaction rejects that transaction as unavailable, crashes nothing, and the pool serves the next one', async () => {
@@ -35,7 +37,12 @@ describe('connections (issue 11)', () => {
   });
 
   it('the LISTEN connection comes back after every loss, LISTENs again and tells its subscribers to sweep', async () => {
-    const listener = createListener({ connectionString: p.databaseUrl, applicationName: 'test-listen', minBackoffMs: 20, maxBackoffMs: 200 });
+    const listener = createListener({
+      connectionString: p.databaseUrl,
+      applicationName: 'test-listen',
+      minBackoffMs: 20,
+      maxBackoffMs: 200,
+    });
     const got: string[] = [];
     let connects = 0;
     listener.subscribe('test_channel', (payload) => got.push(payload));

@@ -20,7 +20,11 @@ afterAll(async () => {
 
 const ING = { 'x-ingest-secret': INGEST_SECRET };
 const products = (shop: string, barcodes: string[], headers: Record<string, string> = {}) =>
-  post(`${p.url()}/api/ingest/products`, { shop, products: barcodes.map((b) => ({ barcode: b, product_name: `P ${b}` })) }, { ...ING, ...headers });
+  post(
+    `${p.url()}/api/ingest/products`,
+    { shop, products: barcodes.map((b) => ({ barcode: b, product_name: `P ${b}` })) },
+    { ...ING, ...headers },
+  );
 
 function expect503(r: HttpResult): void {
   expect(r.status).toBe(503);
@@ -45,7 +49,11 @@ describe('a PostgreSQL outage (issue 11)', () => {
       expect503(await products(shop, ['B1']));
       expect503(await products(shop, ['B2'], { Prefer: 'respond-async' }));
       expect503(
-        await post(`${p.url()}/api/products/bulk-upsert`, { products: [{ barcode: 'B3', product_name: 'x' }] }, { 'x-cron-secret': CRON_SECRET, 'x-shop': shop }),
+        await post(
+          `${p.url()}/api/products/bulk-upsert`,
+          { products: [{ barcode: 'B3', product_name: 'x' }] },
+          { 'x-cron-secret': CRON_SECRET, 'x-shop': shop },
+        ),
       );
       // Issue 16: a dry run reads the database instead of appending: 503 with Retry-After too.
       expect503(await post(`${p.url()}/api/ingest/products?dry_run=true`, { shop, products: [{ barcode: 'B4', product_name: 'x' }] }, ING));
@@ -58,10 +66,14 @@ describe('a PostgreSQL outage (issue 11)', () => {
     }
 
     const restored = Date.now();
-    const after = await waitFor(async () => {
-      const r = await products(shop, ['A1']);
-      return r.status === 200 ? r : null;
-    }, 20_000, 'a write accepted again after the outage');
+    const after = await waitFor(
+      async () => {
+        const r = await products(shop, ['A1']);
+        return r.status === 200 ? r : null;
+      },
+      20_000,
+      'a write accepted again after the outage',
+    );
     expect(after.json).toMatchObject({ ok: true, created: 1 });
     expect(Date.now() - restored).toBeLessThan(10_000);
     // Nothing that was refused was applied.
@@ -77,7 +89,11 @@ describe('a PostgreSQL outage (issue 11)', () => {
     await proxy.restore();
     await waitFor(
       async () =>
-        (await p.db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ingest-gateway-listen'`)).rows.length > 0,
+        (
+          await p.db.query(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ingest-gateway-listen'`,
+          )
+        ).rows.length > 0,
       15_000,
       'the gateway LISTEN connection back',
     );
@@ -103,7 +119,8 @@ describe('a PostgreSQL outage (issue 11)', () => {
       await proxy.restore();
       await new Promise((r) => setTimeout(r, 120));
     }
-    for (const r of sent) await waitFor(async () => (await get(`${p.url()}${r.json.result_url}`, ING)).status === 200, 30_000, `command ${r.json.command_id}`);
+    for (const r of sent)
+      await waitFor(async () => (await get(`${p.url()}${r.json.result_url}`, ING)).status === 200, 30_000, `command ${r.json.command_id}`);
     const { rows } = await p.db.query<{ n: number; barcodes: number }>(
       `SELECT count(*)::int AS n, count(DISTINCT barcode)::int AS barcodes FROM public.product_update_logs WHERE shop = $1 AND change_type = 'created'`,
       [shop],

@@ -17,7 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => p.stop());
 
-const products = (shop: string, n = 1) => ({ shop, products: Array.from({ length: n }, (_, i) => ({ barcode: String(i + 1), product_name: 'x' })) });
+const products = (shop: string, n = 1) => ({
+  shop,
+  products: Array.from({ length: n }, (_, i) => ({ barcode: String(i + 1), product_name: 'x' })),
+});
 
 async function raw(path: string, body: string, headers: Record<string, string>): Promise<HttpResult> {
   const res = await fetch(`${p.url()}${path}`, { method: 'POST', headers: { ...ING, ...headers }, body });
@@ -35,7 +38,11 @@ describe('refusals of a real gateway match the served OpenAPI document (issue 15
   it('409: a second request with an Idempotency-Key whose first is still waiting for its result', async () => {
     const key = { 'Idempotency-Key': `doc-${p.id}` };
     const first = post(`${p.url()}/api/ingest/products`, products('idem.example'), { ...ING, ...key });
-    await waitFor(async () => (await p.db.query('SELECT 1 FROM agent_runtime.request_keys WHERE key = $1', [key['Idempotency-Key']])).rowCount === 1, 5_000, 'the key recorded');
+    await waitFor(
+      async () => (await p.db.query('SELECT 1 FROM agent_runtime.request_keys WHERE key = $1', [key['Idempotency-Key']])).rowCount === 1,
+      5_000,
+      'the key recorded',
+    );
     const second = await post(`${p.url()}/api/ingest/products`, products('idem.example'), { ...ING, ...key });
     expect(second.status).toBe(409);
     expect(second.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -46,13 +53,20 @@ describe('refusals of a real gateway match the served OpenAPI document (issue 15
   });
 
   it('415: a Content-Encoding the gateway does not read', async () => {
-    const r = await raw('/api/ingest/products', JSON.stringify(products('enc.example')), { 'content-type': 'application/json', 'content-encoding': 'compress' });
+    const r = await raw('/api/ingest/products', JSON.stringify(products('enc.example')), {
+      'content-type': 'application/json',
+      'content-encoding': 'compress',
+    });
     expect(r.status).toBe(415);
     expect(documented('post', '/api/ingest/products', r)).toBeNull();
   });
 
   it('422: a line of an inventory write its schema refuses', async () => {
-    const r = await post(`${p.url()}/api/ingest/inventory-available`, { shop: 'lines.example', source_system: 'pos', mode: 'absolute', lines: [{ no_barcode: true }] }, ING);
+    const r = await post(
+      `${p.url()}/api/ingest/inventory-available`,
+      { shop: 'lines.example', source_system: 'pos', mode: 'absolute', lines: [{ no_barcode: true }] },
+      ING,
+    );
     expect(r.status, r.text).toBe(422);
     expect(documented('post', '/api/ingest/inventory-available', r)).toBeNull();
   });

@@ -57,7 +57,9 @@ const TABLES: Array<[string, string]> = [
 async function fingerprint(): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [name, from] of TABLES) {
-    const { rows } = await p.db.query<{ n: number; sum: string | null }>(`SELECT count(*)::int AS n, md5(string_agg(t::text, '|' ORDER BY t::text)) AS sum FROM ${from} t`);
+    const { rows } = await p.db.query<{ n: number; sum: string | null }>(
+      `SELECT count(*)::int AS n, md5(string_agg(t::text, '|' ORDER BY t::text)) AS sum FROM ${from} t`,
+    );
     out[name] = `${rows[0]?.n}:${rows[0]?.sum ?? ''}`;
   }
   const ends = await admin.fetchTopicOffsets(p.topics.commands);
@@ -85,29 +87,65 @@ const ok = async (path: string, body: unknown, headers: Record<string, string> =
  */
 async function newShop(what: string): Promise<Shop> {
   const shop = `dry-${what}-${randomUUID().slice(0, 8)}.example`;
-  const s: Shop = { shop, l1: randomUUID(), l2: randomUUID(), ch: randomUUID(), ident: { identifier_type: 'pos', identifier_value: `S1-${shop}` } };
-  await ok('/api/admin/locations', { shop, locations: [{ location_id: s.l1, name: 'Store', identifiers: [s.ident] }, { location_id: s.l2, name: 'Warehouse' }] });
+  const s: Shop = {
+    shop,
+    l1: randomUUID(),
+    l2: randomUUID(),
+    ch: randomUUID(),
+    ident: { identifier_type: 'pos', identifier_value: `S1-${shop}` },
+  };
+  await ok('/api/admin/locations', {
+    shop,
+    locations: [
+      { location_id: s.l1, name: 'Store', identifiers: [s.ident] },
+      { location_id: s.l2, name: 'Warehouse' },
+    ],
+  });
   await ok('/api/admin/channels', { shop, channels: [{ channel_id: s.ch, name: 'Web' }] });
-  await ok('/api/ingest/products', { shop, products: [{ barcode: 'A', product_name: 'Apple', current_price: 100 }, { barcode: 'B', product_name: 'Bean', current_price: 200 }, { barcode: 'C', product_name: 'Corn' }] });
-  await ok('/api/ingest/inventory-snapshot', { shop, source_system: 'pos', location_id: s.l1, inventory_as_of: T_OLD, lines: [{ barcode: 'A', on_hand_qty: 5 }, { barcode: 'B', on_hand_qty: 2, available_qty: 1 }] });
+  await ok('/api/ingest/products', {
+    shop,
+    products: [
+      { barcode: 'A', product_name: 'Apple', current_price: 100 },
+      { barcode: 'B', product_name: 'Bean', current_price: 200 },
+      { barcode: 'C', product_name: 'Corn' },
+    ],
+  });
+  await ok('/api/ingest/inventory-snapshot', {
+    shop,
+    source_system: 'pos',
+    location_id: s.l1,
+    inventory_as_of: T_OLD,
+    lines: [
+      { barcode: 'A', on_hand_qty: 5 },
+      { barcode: 'B', on_hand_qty: 2, available_qty: 1 },
+    ],
+  });
   await ok('/api/inventory-levels/bulk-upsert', {
     shop,
     source_system: 'wms',
     mode: 'absolute',
     inventory_as_of: T_NEW,
-    lines: [{ barcode: 'A', location_id: s.l2, on_hand_qty: 3, available_qty: 3 }, { barcode: 'B', location_id: s.l1, incoming_qty: 4 }],
+    lines: [
+      { barcode: 'A', location_id: s.l2, on_hand_qty: 3, available_qty: 3 },
+      { barcode: 'B', location_id: s.l1, incoming_qty: 4 },
+    ],
   });
   await ok('/api/order-line-master/bulk-upsert', { shop, rows: [orderRow(s)] });
   return s;
 }
 
-const orderRow = (s: Shop, over: Record<string, unknown> = {}) => validOrderRow({ barcode: 'A', channel_id: s.ch, location_id: s.l1 }, over);
+const orderRow = (s: Shop, over: Record<string, unknown> = {}) =>
+  validOrderRow({ barcode: 'A', channel_id: s.ch, location_id: s.l1 }, over);
 
 /**
  * The check of issue 16: dry run, nothing changed, then the same body for real; the answers are the
  * same but for dry_run / as_of. Returns the real answer for the case's own assertions.
  */
-async function dryThenReal(path: string, body: unknown, headers: Record<string, string> = ING): Promise<{ dry: HttpResult; real: HttpResult }> {
+async function dryThenReal(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = ING,
+): Promise<{ dry: HttpResult; real: HttpResult }> {
   const before = await fingerprint();
   const sentAt = Date.now();
   const dry = await post(`${p.url()}${path}?dry_run=true`, body, headers);
@@ -123,7 +161,11 @@ async function dryThenReal(path: string, body: unknown, headers: Record<string, 
   const expected = 'dry_run' in (real.json as object) ? { ...dryBody, dry_run: false } : dryBody;
   expect([real.status, real.json]).toEqual([dry.status, expected]);
   // Key order too: the real answer's fields, then as_of.
-  expect(Object.keys(dry.json as object)).toEqual([...Object.keys(real.json as object), ...('dry_run' in (real.json as object) ? [] : ['dry_run']), 'as_of']);
+  expect(Object.keys(dry.json as object)).toEqual([
+    ...Object.keys(real.json as object),
+    ...('dry_run' in (real.json as object) ? [] : ['dry_run']),
+    'as_of',
+  ]);
   return { dry, real };
 }
 
@@ -132,7 +174,14 @@ describe('dry run on every write endpoint (issue 16, D22)', () => {
     const s = await newShop('bulk');
     const { real } = await dryThenReal(
       '/api/products/bulk-upsert',
-      { products: [{ barcode: 'A', product_name: 'Apple', current_price: 120 }, { barcode: 'B', product_name: 'Bean', current_price: 200 }, { barcode: 'D', product_name: 'Date' }, { product_name: 'no barcode' }] },
+      {
+        products: [
+          { barcode: 'A', product_name: 'Apple', current_price: 120 },
+          { barcode: 'B', product_name: 'Bean', current_price: 200 },
+          { barcode: 'D', product_name: 'Date' },
+          { product_name: 'no barcode' },
+        ],
+      },
       { 'x-cron-secret': CRON_SECRET, 'x-shop': s.shop },
     );
     expect(real.json).toMatchObject({ created: 1, updated: 1, unchanged: 1 });
@@ -142,7 +191,11 @@ describe('dry run on every write endpoint (issue 16, D22)', () => {
     const s = await newShop('ingest');
     const { real } = await dryThenReal('/api/ingest/products', {
       shop: s.shop,
-      products: [{ barcode: 'C', product_name: 'Corn', is_active: false }, { barcode: 'E', product_name: 'Egg' }, { barcode: 'E', product_name: 'Eggs' }],
+      products: [
+        { barcode: 'C', product_name: 'Corn', is_active: false },
+        { barcode: 'E', product_name: 'Egg' },
+        { barcode: 'E', product_name: 'Eggs' },
+      ],
     });
     expect(real.json).toMatchObject({ ok: true, created: 1, updated: 2, unchanged: 0, errors_count: 0 });
   });
@@ -154,7 +207,11 @@ describe('dry run on every write endpoint (issue 16, D22)', () => {
       source_system: 'pos',
       location: s.ident,
       inventory_as_of: T_MID,
-      lines: [{ barcode: 'A', on_hand_qty: 4 }, { barcode: 'B', on_hand_qty: 9 }, { barcode: 'ZZ', on_hand_qty: 1 }],
+      lines: [
+        { barcode: 'A', on_hand_qty: 4 },
+        { barcode: 'B', on_hand_qty: 9 },
+        { barcode: 'ZZ', on_hand_qty: 1 },
+      ],
     });
     expect(real.json).toMatchObject({ location_id: s.l1, lines_upserted: 1, logs_written: 1, lines_unresolved: 1, lines_stale: 1 });
   });
@@ -178,7 +235,11 @@ describe('dry run on every write endpoint (issue 16, D22)', () => {
       source_system: 'pos',
       mode: 'absolute',
       location_id: s.l1,
-      lines: [{ barcode: 'A', available_qty: 0 }, { barcode: 'B', available_qty: 1 }, { barcode: 'ZZ', available_qty: 1 }],
+      lines: [
+        { barcode: 'A', available_qty: 0 },
+        { barcode: 'B', available_qty: 1 },
+        { barcode: 'ZZ', available_qty: 1 },
+      ],
     });
     expect(real.json).toMatchObject({ lines_updated: 1, lines_unchanged: 1, lines_unresolved: 1 });
   });
@@ -191,9 +252,17 @@ describe('dry run on every write endpoint (issue 16, D22)', () => {
       mode: 'delta',
       location_id: s.l1,
       idempotency_key: 'k-dry',
-      lines: [{ barcode: 'A', available_delta: -9 }, { barcode: 'B', available_delta: 1 }],
+      lines: [
+        { barcode: 'A', available_delta: -9 },
+        { barcode: 'B', available_delta: 1 },
+      ],
     });
-    expect(real.json).toMatchObject({ lines_updated: 2, lines_clamped: 1, lines_deduped: 0, clamped: [{ barcode: 'A', computed: -4, set: 0 }] });
+    expect(real.json).toMatchObject({
+      lines_updated: 2,
+      lines_clamped: 1,
+      lines_deduped: 0,
+      clamped: [{ barcode: 'A', computed: -4, set: 0 }],
+    });
   });
 
   it('inventory levels absolute (endpoint 3): stock_zero (D18) and a stale line (D15b)', async () => {
@@ -203,7 +272,10 @@ describe('dry run on every write endpoint (issue 16, D22)', () => {
       source_system: 'wms',
       mode: 'absolute',
       inventory_as_of: T_MID,
-      lines: [{ barcode: 'A', location_id: s.l1, available_qty: 0 }, { barcode: 'B', location_id: s.l1, on_hand_qty: 7 }],
+      lines: [
+        { barcode: 'A', location_id: s.l1, available_qty: 0 },
+        { barcode: 'B', location_id: s.l1, on_hand_qty: 7 },
+      ],
     });
     expect(real.json).toMatchObject({ lines_updated: 1, lines_stale: 1, stock_zero: [{ barcode: 'A', location_id: s.l1 }] });
   });
@@ -215,7 +287,10 @@ describe('dry run on every write endpoint (issue 16, D22)', () => {
       source_system: 'wms',
       mode: 'delta',
       idempotency_key: 'k-levels',
-      lines: [{ barcode: 'A', location_id: s.l2, available_delta: -10 }, { barcode: 'C', location: s.ident, incoming_delta: 2 }],
+      lines: [
+        { barcode: 'A', location_id: s.l2, available_delta: -10 },
+        { barcode: 'C', location: s.ident, incoming_delta: 2 },
+      ],
     });
     expect(real.json).toMatchObject({ lines_updated: 2, lines_clamped: 1, stock_zero: [{ barcode: 'A', location_id: s.l2 }] });
   });
@@ -231,7 +306,14 @@ describe('dry run on every write endpoint (issue 16, D22)', () => {
         orderRow(s, { line_instance_no: 4, barcode: 'NOT-IN-MASTER' }),
       ],
     });
-    expect(real.json).toMatchObject({ dry_run: false, accepted_rows: 3, inserted_rows: 2, updated_rows: 1, rejected_rows: 1, warnings_count: 1 });
+    expect(real.json).toMatchObject({
+      dry_run: false,
+      accepted_rows: 3,
+      inserted_rows: 2,
+      updated_rows: 1,
+      rejected_rows: 1,
+      warnings_count: 1,
+    });
   });
 
   it('admin locations (D14): a rename with new identifiers and a new location', async () => {
@@ -239,7 +321,10 @@ describe('dry run on every write endpoint (issue 16, D22)', () => {
     const popup = randomUUID();
     const { real } = await dryThenReal('/api/admin/locations', {
       shop: s.shop,
-      locations: [{ location_id: s.l2, name: 'Warehouse 2', identifiers: [{ identifier_type: 'wms', identifier_value: 'W9' }] }, { location_id: popup, name: 'Popup' }],
+      locations: [
+        { location_id: s.l2, name: 'Warehouse 2', identifiers: [{ identifier_type: 'wms', identifier_value: 'W9' }] },
+        { location_id: popup, name: 'Popup' },
+      ],
     });
     expect(real.json.locations.map((l: { location_id: string }) => l.location_id)).toEqual([s.l2, popup]);
   });
@@ -253,7 +338,13 @@ describe('dry run on every write endpoint (issue 16, D22)', () => {
 
   it('admin channels (D14): a rename and a new channel', async () => {
     const s = await newShop('ch');
-    const { real } = await dryThenReal('/api/admin/channels', { shop: s.shop, channels: [{ channel_id: s.ch, name: 'Web shop' }, { channel_id: randomUUID(), name: 'POS' }] });
+    const { real } = await dryThenReal('/api/admin/channels', {
+      shop: s.shop,
+      channels: [
+        { channel_id: s.ch, name: 'Web shop' },
+        { channel_id: randomUUID(), name: 'POS' },
+      ],
+    });
     expect(real.json.channels).toHaveLength(2);
   });
 
@@ -288,7 +379,13 @@ describe('the dry runner (projector port)', () => {
       source: { endpoint: '/api/inventory-levels/bulk-upsert' },
       source_system: 'wms',
       inventory_as_of: new Date().toISOString(),
-      payload: { mode: 'absolute', lines: [{ barcode: 'A', location: { location_id: s.l1 }, set: { available_qty: 0 } }, { barcode: 'B', location: { location_id: s.l1 }, set: { on_hand_qty: 8 } }] },
+      payload: {
+        mode: 'absolute',
+        lines: [
+          { barcode: 'A', location: { location_id: s.l1 }, set: { available_qty: 0 } },
+          { barcode: 'B', location: { location_id: s.l1 }, set: { on_hand_qty: 8 } },
+        ],
+      },
     };
     const runner = createDryRunner({ pool, schemas: new SchemaRegistry(), statementTimeoutMs: 10_000 });
     const before = await fingerprint();
@@ -299,11 +396,20 @@ describe('the dry runner (projector port)', () => {
 
     await createCommandLog(sink, p.topics.commands).appendCommand(command);
     const stored = await waitFor(async () => {
-      const { rows } = await p.db.query('SELECT status_code, body FROM agent_runtime.command_results WHERE command_id = $1', [command.command_id]);
+      const { rows } = await p.db.query('SELECT status_code, body FROM agent_runtime.command_results WHERE command_id = $1', [
+        command.command_id,
+      ]);
       return rows[0] as { status_code: number; body: unknown } | undefined;
     });
     expect({ status: stored.status_code, body: stored.body }).toEqual(dry.reply);
-    const { rows: outbox } = await p.db.query<{ event_id: string; topic: string; message_key: string; headers: unknown; payload: unknown; log_table: string | null }>(
+    const { rows: outbox } = await p.db.query<{
+      event_id: string;
+      topic: string;
+      message_key: string;
+      headers: unknown;
+      payload: unknown;
+      log_table: string | null;
+    }>(
       'SELECT event_id, topic, message_key, headers, payload, log_table FROM agent_runtime.outbox WHERE command_id = $1 ORDER BY event_id',
       [command.command_id],
     );
@@ -311,7 +417,14 @@ describe('the dry runner (projector port)', () => {
     expect(outbox).toEqual(
       [...dry.events]
         .sort((a, b) => a.event_id.localeCompare(b.event_id))
-        .map((e) => ({ event_id: e.event_id, topic: topicOf[e.channel], message_key: e.key, headers: e.headers, payload: e.payload, log_table: e.log_table ?? null })),
+        .map((e) => ({
+          event_id: e.event_id,
+          topic: topicOf[e.channel],
+          message_key: e.key,
+          headers: e.headers,
+          payload: e.payload,
+          log_table: e.log_table ?? null,
+        })),
     );
   });
 
@@ -323,7 +436,11 @@ describe('the dry runner (projector port)', () => {
        VALUES ($1, $2, 'products.upsert', 'nowhere', 0, 0, '\\x', 'test', 1)`,
       [blocker, s.shop],
     );
-    const r = await post(`${p.url()}/api/ingest/products?dry_run=true`, { shop: s.shop, products: [{ barcode: 'A', product_name: 'Apple' }] }, ING);
+    const r = await post(
+      `${p.url()}/api/ingest/products?dry_run=true`,
+      { shop: s.shop, products: [{ barcode: 'A', product_name: 'Apple' }] },
+      ING,
+    );
     expect([r.status, r.json.status, r.json.waiting_behind, r.json.dry_run]).toEqual([202, 'parked', blocker, true]);
     await p.db.query('DELETE FROM agent_runtime.parked_commands WHERE command_id = $1', [blocker]);
   });

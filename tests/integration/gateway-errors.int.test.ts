@@ -14,7 +14,10 @@ beforeAll(async () => {
 afterAll(async () => p?.stop());
 
 const base = (port?: number): string => (port === undefined ? p.url() : `http://127.0.0.1:${port}`);
-const cron = (shop?: string): Record<string, string> => ({ 'x-cron-secret': CRON_SECRET, ...(shop === undefined ? {} : { 'x-shop': shop }) });
+const cron = (shop?: string): Record<string, string> => ({
+  'x-cron-secret': CRON_SECRET,
+  ...(shop === undefined ? {} : { 'x-shop': shop }),
+});
 const ing = (secret = INGEST_SECRET): Record<string, string> => ({ 'x-ingest-secret': secret });
 const item = (barcode: string, extra: Record<string, unknown> = {}) => ({ barcode, product_name: `Product ${barcode}`, ...extra });
 
@@ -64,8 +67,7 @@ describe('D11: body and field errors', () => {
       const shop = `d11-max-${endpoint}.example`;
       const products = Array.from({ length: 10_000 }, (_, i) => item(`MAX-${i}`, { current_price: i }));
       const started = performance.now();
-      const r =
-        endpoint === 'bulk' ? await post(bulkUrl(), { products }, cron(shop)) : await post(ingestUrl(), { shop, products }, ing());
+      const r = endpoint === 'bulk' ? await post(bulkUrl(), { products }, cron(shop)) : await post(ingestUrl(), { shop, products }, ing());
       const ms = performance.now() - started;
       expect(r.status, r.text.slice(0, 300)).toBe(200);
       expect(r.json).toMatchObject({ ok: true, created: 10_000, updated: 0, unchanged: 0, errors: [] });
@@ -114,14 +116,18 @@ describe('D13: in-flight bytes bound', () => {
   });
 
   it('once the burst is over, the same gateway accepts again (the bound is released)', async () => {
-    const r = await post(`${base(port)}/api/ingest/products`, { shop: 'd13-after.example', products: [item('AFTER', { brand: 'b'.repeat(900), variant_name: 'v'.repeat(900) })] }, ing());
+    const r = await post(
+      `${base(port)}/api/ingest/products`,
+      { shop: 'd13-after.example', products: [item('AFTER', { brand: 'b'.repeat(900), variant_name: 'v'.repeat(900) })] },
+      ing(),
+    );
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ ok: true, created: 1, errors_count: 0 });
     expect(await productCount('d13-after.example')).toBe(1);
   });
 });
 
-describe('issue 12 on the real server (runGateway.ts): Node\'s parser errors and BODY_TIMEOUT', () => {
+describe("issue 12 on the real server (runGateway.ts): Node's parser errors and BODY_TIMEOUT", () => {
   /** Writes raw bytes, optionally more later, and reads until the server closes the connection. */
   function raw(port: number, first: string, later?: { afterMs: number; text: string }): Promise<string> {
     return new Promise((resolve) => {
@@ -136,9 +142,24 @@ describe('issue 12 on the real server (runGateway.ts): Node\'s parser errors and
     });
   }
 
-  it('both Content-Length and Transfer-Encoding -> JSON 400 in the spec shape with the safe headers, not Node\'s bare text', async () => {
+  it("both Content-Length and Transfer-Encoding -> JSON 400 in the spec shape with the safe headers, not Node's bare text", async () => {
     const port = p.gateways[0]!.port;
-    const answer = await raw(port, ['POST /api/ingest/products HTTP/1.1', 'Host: x', `x-ingest-secret: ${INGEST_SECRET}`, 'Content-Length: 2', 'Transfer-Encoding: chunked', '', '2', '{}', '0', '', ''].join('\r\n'));
+    const answer = await raw(
+      port,
+      [
+        'POST /api/ingest/products HTTP/1.1',
+        'Host: x',
+        `x-ingest-secret: ${INGEST_SECRET}`,
+        'Content-Length: 2',
+        'Transfer-Encoding: chunked',
+        '',
+        '2',
+        '{}',
+        '0',
+        '',
+        '',
+      ].join('\r\n'),
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer).toMatch(/^content-type: application\/json/im);
     expect(answer).toMatch(/^x-content-type-options: nosniff$/im);
@@ -148,10 +169,16 @@ describe('issue 12 on the real server (runGateway.ts): Node\'s parser errors and
   it('a body slower than BODY_TIMEOUT -> 408, and the connection is closed', async () => {
     const port = (await p.startGateway({ BODY_TIMEOUT: '300ms' })).port;
     const started = Date.now();
-    const answer = await raw(port, ['POST /api/ingest/products HTTP/1.1', 'Host: x', `x-ingest-secret: ${INGEST_SECRET}`, 'Content-Length: 50', '', '{"shop":'].join('\r\n'), {
-      afterMs: 2_000,
-      text: '"late"}',
-    });
+    const answer = await raw(
+      port,
+      ['POST /api/ingest/products HTTP/1.1', 'Host: x', `x-ingest-secret: ${INGEST_SECRET}`, 'Content-Length: 50', '', '{"shop":'].join(
+        '\r\n',
+      ),
+      {
+        afterMs: 2_000,
+        text: '"late"}',
+      },
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe('{"ok":false,"error":"request body timeout"}');
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -160,7 +187,11 @@ describe('issue 12 on the real server (runGateway.ts): Node\'s parser errors and
 
 describe('GET /api/commands/{id}', () => {
   it('a real command: visible with the ingest secret and with the cron secret of its shop, 404 for another shop', async () => {
-    const accepted = await post(`${base()}/api/ingest/products`, { shop: 'cmd.example', products: [item('CMD')] }, { ...ing(), prefer: 'respond-async' });
+    const accepted = await post(
+      `${base()}/api/ingest/products`,
+      { shop: 'cmd.example', products: [item('CMD')] },
+      { ...ing(), prefer: 'respond-async' },
+    );
     expect(accepted.status).toBe(202);
     const url = `${base()}${accepted.json.result_url as string}`;
     const done = async (h: Record<string, string>) => {
@@ -204,7 +235,10 @@ describe('hostile but well-formed JSON: refused at the gateway or reported, neve
   }
 
   it('a NUL character in the shop is refused (4xx ok:false) and does not stop the commands of other shops', async () => {
-    const r = await finalAnswer(await post(`${q.url()}/api/ingest/products`, { shop: 'nul\u0000shop.example', products: [item('X')] }, ing()), 5_000);
+    const r = await finalAnswer(
+      await post(`${q.url()}/api/ingest/products`, { shop: 'nul\u0000shop.example', products: [item('X')] }, ing()),
+      5_000,
+    );
     seen('NUL shop', r);
     expect.soft([400, 422], `NUL shop: ${r.status} ${r.text}`).toContain(r.status);
     expect.soft(r.json).toMatchObject({ ok: false, error: expect.any(String) });

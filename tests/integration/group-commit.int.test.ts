@@ -17,7 +17,8 @@ const ING = { 'x-ingest-secret': INGEST_SECRET };
 
 async function groupStats(): Promise<{ transactions: number; commands: number }> {
   const metric = await p.projector!.registry.getSingleMetric('projector_group_commands')!.get();
-  const value = (suffix: string) => metric.values.find((v) => (v as { metricName?: string }).metricName === `projector_group_commands_${suffix}`)?.value ?? 0;
+  const value = (suffix: string) =>
+    metric.values.find((v) => (v as { metricName?: string }).metricName === `projector_group_commands_${suffix}`)?.value ?? 0;
   return { transactions: value('count'), commands: value('sum') };
 }
 
@@ -28,7 +29,11 @@ describe('group commit (issue 13)', () => {
     const sent = [];
     for (let i = 0; i < 40; i++)
       sent.push(
-        await post(`${p.url()}/api/ingest/products`, { shop, products: [{ barcode: 'G', product_name: 'Grouped', current_price: i }] }, { ...ING, Prefer: 'respond-async' }),
+        await post(
+          `${p.url()}/api/ingest/products`,
+          { shop, products: [{ barcode: 'G', product_name: 'Grouped', current_price: i }] },
+          { ...ING, Prefer: 'respond-async' },
+        ),
       );
     await p.startProjector();
     for (const r of sent) await waitFor(async () => (await get(`${p.url()}${r.json.result_url}`, ING)).status === 200, 20_000, 'applied');

@@ -47,10 +47,14 @@ describe('Idempotency-Key header (issue 16)', () => {
     } finally {
       await p.startProjector();
     }
-    const done = await waitFor(async () => {
-      const r = await ingest(0, shop, key);
-      return r.status === 200 ? r : null;
-    }, 30_000, 'the result replayed');
+    const done = await waitFor(
+      async () => {
+        const r = await ingest(0, shop, key);
+        return r.status === 200 ? r : null;
+      },
+      30_000,
+      'the result replayed',
+    );
     expect(done.headers.get('idempotent-replayed')).toBe('true');
     expect(done.json).toEqual({ ok: true, created: 1, updated: 0, unchanged: 0, errors: [], errors_count: 0 });
     expect(await logCount(shop)).toBe(1);
@@ -61,7 +65,9 @@ describe('Idempotency-Key header (issue 16)', () => {
     const key = `k-${randomUUID()}`;
     const first = await ingest(0, shop, key);
     expect(first.status).toBe(200);
-    const commands = (await p.db.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.command_requests WHERE shop = $1', [shop])).rows[0]!.n;
+    const commands = (
+      await p.db.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.command_requests WHERE shop = $1', [shop])
+    ).rows[0]!.n;
 
     const old = p.gateways.shift()!;
     await old.stop();
@@ -70,7 +76,9 @@ describe('Idempotency-Key header (issue 16)', () => {
     expect(retried.status).toBe(200);
     expect(retried.headers.get('idempotent-replayed')).toBe('true');
     expect(retried.json).toEqual(first.json);
-    expect((await p.db.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.command_requests WHERE shop = $1', [shop])).rows[0]!.n).toBe(commands);
+    expect(
+      (await p.db.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.command_requests WHERE shop = $1', [shop])).rows[0]!.n,
+    ).toBe(commands);
     expect(await logCount(shop)).toBe(1);
   });
 
@@ -86,11 +94,15 @@ describe('Idempotency-Key header (issue 16)', () => {
     const elsewhere = await ingest(1, shop2, key);
     expect(elsewhere.status).toBe(200);
     expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
-    const cron = await post(`${p.url(0)}/api/products/bulk-upsert`, { products: [{ barcode: '4900000000001', product_name: 'Green tea' }] }, {
-      'x-cron-secret': CRON_SECRET,
-      'x-shop': shop,
-      'Idempotency-Key': key,
-    });
+    const cron = await post(
+      `${p.url(0)}/api/products/bulk-upsert`,
+      { products: [{ barcode: '4900000000001', product_name: 'Green tea' }] },
+      {
+        'x-cron-secret': CRON_SECRET,
+        'x-shop': shop,
+        'Idempotency-Key': key,
+      },
+    );
     expect(cron.status).toBe(200);
     expect(cron.headers.get('idempotent-replayed')).toBeNull();
     expect(await p.db.query('SELECT 1 FROM agent_runtime.request_keys WHERE key = $1', [key]).then((r) => r.rowCount)).toBe(3);

@@ -37,8 +37,12 @@ async function setup(what: string, barcodes: string[] = ['A', 'B', 'C']): Promis
 
 const abs = (shop: string, loc: string, lines: Array<{ barcode: string; available_qty: number }>, extra: Record<string, unknown> = {}) =>
   available(p, { shop, source_system: 'ec-cart', mode: 'absolute', location_id: loc, lines, ...extra });
-const delta = (shop: string, loc: string, lines: Array<{ barcode: string; available_delta: number }>, extra: Record<string, unknown> = {}) =>
-  available(p, { shop, source_system: 'ec-cart', mode: 'delta', location_id: loc, lines, ...extra });
+const delta = (
+  shop: string,
+  loc: string,
+  lines: Array<{ barcode: string; available_delta: number }>,
+  extra: Record<string, unknown> = {},
+) => available(p, { shop, source_system: 'ec-cart', mode: 'delta', location_id: loc, lines, ...extra });
 
 const reply = (shop: string, loc: string, mode: string, counts: Record<string, unknown>) => ({
   ok: true,
@@ -61,7 +65,13 @@ const reply = (shop: string, loc: string, mode: string, counts: Record<string, u
 describe('mode absolute', () => {
   it('sets only available_qty: on_hand, allocated, reserved (and incoming) stay as they were', async () => {
     const { shop, loc } = await setup('abs');
-    await snapshot(p, { shop, source_system: 'pos', location_id: loc, inventory_as_of: minutesAgo(30), lines: [{ barcode: 'A', on_hand_qty: 10, available_qty: 8, allocated_qty: 1, reserved_qty: 2, incoming_qty: 4 }] });
+    await snapshot(p, {
+      shop,
+      source_system: 'pos',
+      location_id: loc,
+      inventory_as_of: minutesAgo(30),
+      lines: [{ barcode: 'A', on_hand_qty: 10, available_qty: 8, allocated_qty: 1, reserved_qty: 2, incoming_qty: 4 }],
+    });
     const r = await abs(shop, loc, [{ barcode: 'A', available_qty: 5 }]);
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual(reply(shop, loc, 'absolute', { lines_processed: 1, lines_updated: 1 }));
@@ -83,7 +93,10 @@ describe('mode absolute', () => {
 
   it('resending the same absolute request changes nothing: lines_updated 0, lines_unchanged counted, no logs (D15a)', async () => {
     const { shop, loc } = await setup('abs-resend');
-    const lines = [{ barcode: 'A', available_qty: 3 }, { barcode: 'B', available_qty: 4 }];
+    const lines = [
+      { barcode: 'A', available_qty: 3 },
+      { barcode: 'B', available_qty: 4 },
+    ];
     const first = await abs(shop, loc, lines, { idempotency_key: 'abs-key' });
     expect(first.json).toMatchObject({ lines_updated: 2, lines_unchanged: 0 });
     const rowsBefore = await levelRows(p, shop);
@@ -107,10 +120,18 @@ describe('mode absolute', () => {
     expect((await inventoryLogs(p, shop)).map((l) => l.idempotency_key)).toEqual(['k-abs', 'k-abs', 'k-abs']);
   });
 
-  it('D15b: an absolute write older than the level\'s last absolute write is stale and not applied; a delta always applies', async () => {
+  it("D15b: an absolute write older than the level's last absolute write is stale and not applied; a delta always applies", async () => {
     const { shop, loc } = await setup('stale');
     await abs(shop, loc, [{ barcode: 'A', available_qty: 10 }], { inventory_as_of: '2026-11-21T03:00:00.000Z' });
-    const r = await abs(shop, loc, [{ barcode: 'A', available_qty: 1 }, { barcode: 'B', available_qty: 2 }], { inventory_as_of: '2026-11-21T02:00:00.000Z' });
+    const r = await abs(
+      shop,
+      loc,
+      [
+        { barcode: 'A', available_qty: 1 },
+        { barcode: 'B', available_qty: 2 },
+      ],
+      { inventory_as_of: '2026-11-21T02:00:00.000Z' },
+    );
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual(
       reply(shop, loc, 'absolute', {
@@ -131,8 +152,18 @@ describe('mode absolute', () => {
 describe('mode delta', () => {
   it('adds the delta to available_qty (positive and negative), logging available_delta', async () => {
     const { shop, loc } = await setup('delta');
-    await snapshot(p, { shop, source_system: 'pos', location_id: loc, inventory_as_of: minutesAgo(30), lines: [{ barcode: 'A', on_hand_qty: 20, available_qty: 10, reserved_qty: 3 }] });
-    const r = await delta(shop, loc, [{ barcode: 'A', available_delta: 5 }, { barcode: 'A', available_delta: -2 }, { barcode: 'B', available_delta: 4 }]);
+    await snapshot(p, {
+      shop,
+      source_system: 'pos',
+      location_id: loc,
+      inventory_as_of: minutesAgo(30),
+      lines: [{ barcode: 'A', on_hand_qty: 20, available_qty: 10, reserved_qty: 3 }],
+    });
+    const r = await delta(shop, loc, [
+      { barcode: 'A', available_delta: 5 },
+      { barcode: 'A', available_delta: -2 },
+      { barcode: 'B', available_delta: 4 },
+    ]);
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual(reply(shop, loc, 'delta', { lines_processed: 3, lines_updated: 3 }));
     expect(qty(await level(p, shop, 'A', loc))).toEqual(Q(20, 13, 0, 3));
@@ -156,8 +187,15 @@ describe('mode delta', () => {
 
   it('a result below zero is stored as 0 and reported in clamped as {barcode, computed, set: 0}', async () => {
     const { shop, loc } = await setup('clamp');
-    await abs(shop, loc, [{ barcode: 'A', available_qty: 2 }, { barcode: 'B', available_qty: 1 }]);
-    const r = await delta(shop, loc, [{ barcode: 'A', available_delta: -5 }, { barcode: 'B', available_delta: -1 }, { barcode: 'C', available_delta: -3 }]);
+    await abs(shop, loc, [
+      { barcode: 'A', available_qty: 2 },
+      { barcode: 'B', available_qty: 1 },
+    ]);
+    const r = await delta(shop, loc, [
+      { barcode: 'A', available_delta: -5 },
+      { barcode: 'B', available_delta: -1 },
+      { barcode: 'C', available_delta: -3 },
+    ]);
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual(
       reply(shop, loc, 'delta', {
@@ -175,9 +213,17 @@ describe('mode delta', () => {
 
   it('unknown barcodes are unresolved with product_not_found and nothing is written for them', async () => {
     const { shop, loc } = await setup('unres');
-    const r = await delta(shop, loc, [{ barcode: 'GHOST', available_delta: 3 }, { barcode: 'A', available_delta: 1 }]);
+    const r = await delta(shop, loc, [
+      { barcode: 'GHOST', available_delta: 3 },
+      { barcode: 'A', available_delta: 1 },
+    ]);
     expect(r.json).toEqual(
-      reply(shop, loc, 'delta', { lines_processed: 2, lines_updated: 1, lines_unresolved: 1, unresolved: [{ barcode: 'GHOST', reason: 'product_not_found' }] }),
+      reply(shop, loc, 'delta', {
+        lines_processed: 2,
+        lines_updated: 1,
+        lines_unresolved: 1,
+        unresolved: [{ barcode: 'GHOST', reason: 'product_not_found' }],
+      }),
     );
     expect((await levelRows(p, shop)).map((l) => l.barcode)).toEqual(['A']);
   });
@@ -186,7 +232,10 @@ describe('mode delta', () => {
 describe('D19: delta dedupe by idempotency_key', () => {
   it('the same key resent: every line counted in lines_deduped, nothing changes, no logs, no warning', async () => {
     const { shop, loc } = await setup('dedupe');
-    const lines = [{ barcode: 'A', available_delta: 5 }, { barcode: 'B', available_delta: 2 }];
+    const lines = [
+      { barcode: 'A', available_delta: 5 },
+      { barcode: 'B', available_delta: 2 },
+    ];
     const first = await delta(shop, loc, lines, { idempotency_key: 'evt-1' });
     expect(first.json).toMatchObject({ lines_updated: 2, lines_deduped: 0 });
     const rowsBefore = await levelRows(p, shop);
@@ -204,7 +253,16 @@ describe('D19: delta dedupe by idempotency_key', () => {
   it('the same key with a different payload: also deduped, plus warnings [{code: idempotency_key_reused}]', async () => {
     const { shop, loc } = await setup('reuse');
     await delta(shop, loc, [{ barcode: 'A', available_delta: 5 }], { idempotency_key: 'evt-2' });
-    const other = await delta(shop, loc, [{ barcode: 'A', available_delta: 50 }, { barcode: 'B', available_delta: 1 }, { barcode: 'C', available_delta: 1 }], { idempotency_key: 'evt-2' });
+    const other = await delta(
+      shop,
+      loc,
+      [
+        { barcode: 'A', available_delta: 50 },
+        { barcode: 'B', available_delta: 1 },
+        { barcode: 'C', available_delta: 1 },
+      ],
+      { idempotency_key: 'evt-2' },
+    );
     expect(other.status, other.text).toBe(200);
     expect(other.json).toMatchObject({ ok: true, lines_processed: 3, lines_updated: 0, lines_deduped: 3 });
     expect(other.json.warnings).toEqual([expect.objectContaining({ code: 'idempotency_key_reused' })]);
@@ -223,7 +281,13 @@ describe('D19: delta dedupe by idempotency_key', () => {
 
   it('the key is shared with the delta mode of endpoint 3, both ways', async () => {
     const { shop, loc } = await setup('shared');
-    const viaLevels = await levels(p, { shop, source_system: 'wms', mode: 'delta', idempotency_key: 'evt-3', lines: [{ barcode: 'A', location_id: loc, available_delta: 4 }] });
+    const viaLevels = await levels(p, {
+      shop,
+      source_system: 'wms',
+      mode: 'delta',
+      idempotency_key: 'evt-3',
+      lines: [{ barcode: 'A', location_id: loc, available_delta: 4 }],
+    });
     expect(viaLevels.json).toMatchObject({ lines_updated: 1 });
     const dup = await delta(shop, loc, [{ barcode: 'A', available_delta: 4 }], { idempotency_key: 'evt-3' });
     expect(dup.status, dup.text).toBe(200);
@@ -232,7 +296,13 @@ describe('D19: delta dedupe by idempotency_key', () => {
 
     const first = await delta(shop, loc, [{ barcode: 'B', available_delta: 2 }], { idempotency_key: 'evt-4' });
     expect(first.json).toMatchObject({ lines_updated: 1 });
-    const dup2 = await levels(p, { shop, source_system: 'wms', mode: 'delta', idempotency_key: 'evt-4', lines: [{ barcode: 'B', location_id: loc, available_delta: 2 }] });
+    const dup2 = await levels(p, {
+      shop,
+      source_system: 'wms',
+      mode: 'delta',
+      idempotency_key: 'evt-4',
+      lines: [{ barcode: 'B', location_id: loc, available_delta: 2 }],
+    });
     expect(dup2.status, dup2.text).toBe(200);
     expect(dup2.json).toMatchObject({ lines_updated: 0, lines_deduped: 1 });
     expect((await level(p, shop, 'B', loc))?.available_qty).toBe(2);
@@ -248,7 +318,18 @@ describe('bursts and repeats', () => {
     const url = (i: number) => (i % 2 ? `http://127.0.0.1:${second.port}` : p.url());
     const replies = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        post(`${url(i)}/api/ingest/inventory-available`, { shop, source_system: 'ec', mode: 'delta', location_id: loc, idempotency_key: 'order-42', lines: [{ barcode: 'A', available_delta: -1 }] }, ING),
+        post(
+          `${url(i)}/api/ingest/inventory-available`,
+          {
+            shop,
+            source_system: 'ec',
+            mode: 'delta',
+            location_id: loc,
+            idempotency_key: 'order-42',
+            lines: [{ barcode: 'A', available_delta: -1 }],
+          },
+          ING,
+        ),
       ),
     );
     for (const r of replies) expect(r.status, r.text).toBe(200);
@@ -260,7 +341,11 @@ describe('bursts and repeats', () => {
 
   it('D6a: a barcode repeated in one absolute request is applied in order and counted line by line', async () => {
     const { shop, loc } = await setup('d6a');
-    const r = await abs(shop, loc, [{ barcode: 'A', available_qty: 5 }, { barcode: 'A', available_qty: 5 }, { barcode: 'A', available_qty: 2 }]);
+    const r = await abs(shop, loc, [
+      { barcode: 'A', available_qty: 5 },
+      { barcode: 'A', available_qty: 5 },
+      { barcode: 'A', available_qty: 2 },
+    ]);
     expect(r.json).toMatchObject({ lines_processed: 3, lines_updated: 2, lines_unchanged: 1 });
     expect((await level(p, shop, 'A', loc))?.available_qty).toBe(2);
     expect((await inventoryLogs(p, shop)).map((l) => [l.before_data?.available_qty ?? null, l.after_data.available_qty])).toEqual([
@@ -287,7 +372,13 @@ describe('logs and daily history', () => {
 
   it('a daily row written by the snapshot endpoint is not touched by later available writes', async () => {
     const { shop, loc } = await setup('keepdaily');
-    await snapshot(p, { shop, source_system: 'pos', location_id: loc, inventory_as_of: minutesAgo(10), lines: [{ barcode: 'A', on_hand_qty: 6 }] });
+    await snapshot(p, {
+      shop,
+      source_system: 'pos',
+      location_id: loc,
+      inventory_as_of: minutesAgo(10),
+      lines: [{ barcode: 'A', on_hand_qty: 6 }],
+    });
     const before = await dailyRows(p, shop);
     await abs(shop, loc, [{ barcode: 'A', available_qty: 1 }]);
     await delta(shop, loc, [{ barcode: 'A', available_delta: 3 }]);
@@ -299,13 +390,22 @@ describe('logs and daily history', () => {
 describe('validation (D11)', () => {
   it('bad lines are 422 invalid_payload naming the path; a missing mode is 400', async () => {
     const { shop, loc } = await setup('valid');
-    const neg = await abs(shop, loc, [{ barcode: 'A', available_qty: 1 }, { barcode: 'B', available_qty: -1 }]);
+    const neg = await abs(shop, loc, [
+      { barcode: 'A', available_qty: 1 },
+      { barcode: 'B', available_qty: -1 },
+    ]);
     expect(neg.status, neg.text).toBe(422);
     expect(neg.json).toEqual({ ok: false, error_kind: 'invalid_payload', error: expect.stringContaining('lines[1].available_qty') });
     const frac = await delta(shop, loc, [{ barcode: 'A', available_delta: 1.5 }]);
     expect(frac.status, frac.text).toBe(422);
     expect(frac.json).toEqual({ ok: false, error_kind: 'invalid_payload', error: expect.stringContaining('lines[0].available_delta') });
-    const wrongField = await available(p, { shop, source_system: 'x', mode: 'delta', location_id: loc, lines: [{ barcode: 'A', available_qty: 1 }] });
+    const wrongField = await available(p, {
+      shop,
+      source_system: 'x',
+      mode: 'delta',
+      location_id: loc,
+      lines: [{ barcode: 'A', available_qty: 1 }],
+    });
     expect(wrongField.status, wrongField.text).toBe(422);
     expect(wrongField.json).toMatchObject({ ok: false, error_kind: 'invalid_payload' });
     const noMode = await available(p, { shop, source_system: 'x', location_id: loc, lines: [{ barcode: 'A', available_qty: 1 }] });
@@ -330,7 +430,10 @@ describe('validation (D11)', () => {
     expect(r.json).toMatchObject({ ok: true, lines_processed: 10_000, lines_updated: 10_000, lines_deduped: 0 });
     const again = await delta(shop, loc, lines, { idempotency_key: 'big-1' });
     expect(again.json).toMatchObject({ lines_processed: 10_000, lines_updated: 0, lines_deduped: 10_000 });
-    const { rows } = await p.db.query('SELECT count(*)::int AS n, sum(available_qty)::int AS total FROM agent_read.inventory_levels WHERE shop = $1', [shop]);
+    const { rows } = await p.db.query(
+      'SELECT count(*)::int AS n, sum(available_qty)::int AS total FROM agent_read.inventory_levels WHERE shop = $1',
+      [shop],
+    );
     expect(rows[0]).toEqual({ n: 10_000, total: lines.reduce((s, l) => s + l.available_delta, 0) });
     expect(await countLogs(p, shop)).toBe(10_000);
   }, 120_000);

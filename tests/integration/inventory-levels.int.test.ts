@@ -91,7 +91,9 @@ describe('mode absolute', () => {
 
   it('omitted fields are unchanged; an unchanged line counts in lines_unchanged and writes no log', async () => {
     const { shop, l1 } = await setup('omitted');
-    await send(shop, 'absolute', [{ barcode: 'A', location_id: l1, on_hand_qty: 10, available_qty: 8, allocated_qty: 1, reserved_qty: 1, incoming_qty: 3 }]);
+    await send(shop, 'absolute', [
+      { barcode: 'A', location_id: l1, on_hand_qty: 10, available_qty: 8, allocated_qty: 1, reserved_qty: 1, incoming_qty: 3 },
+    ]);
     const r = await send(shop, 'absolute', [
       { barcode: 'A', location_id: l1, reserved_qty: 4 },
       { barcode: 'A', location_id: l1, reserved_qty: 4, on_hand_qty: 10 },
@@ -100,10 +102,15 @@ describe('mode absolute', () => {
     expect(qty(await level(p, shop, 'A', l1))).toEqual(Q(10, 8, 1, 4, 3));
     const logs = await inventoryLogs(p, shop);
     expect(logs).toHaveLength(2);
-    expect(logs[1]).toMatchObject({ change_type: 'levels_set', changed_fields: ['reserved_qty'], before_data: Q(10, 8, 1, 1, 3), after_data: Q(10, 8, 1, 4, 3) });
+    expect(logs[1]).toMatchObject({
+      change_type: 'levels_set',
+      changed_fields: ['reserved_qty'],
+      before_data: Q(10, 8, 1, 1, 3),
+      after_data: Q(10, 8, 1, 4, 3),
+    });
   });
 
-  it('D15b: an absolute line older than the level\'s last absolute write is stale; other lines apply', async () => {
+  it("D15b: an absolute line older than the level's last absolute write is stale; other lines apply", async () => {
     const { shop, l1, l2 } = await setup('stale');
     await send(shop, 'absolute', [{ barcode: 'A', location_id: l1, on_hand_qty: 9 }], { inventory_as_of: '2026-11-21T04:00:00.000Z' });
     const r = await send(
@@ -116,7 +123,12 @@ describe('mode absolute', () => {
       { inventory_as_of: '2026-11-21T03:00:00.000Z' },
     );
     expect(r.json).toEqual(
-      reply(shop, 'absolute', { lines_processed: 2, lines_updated: 1, lines_stale: 1, stale: [{ barcode: 'A', location_id: l1, stored_as_of: expect.any(String) }] }),
+      reply(shop, 'absolute', {
+        lines_processed: 2,
+        lines_updated: 1,
+        lines_stale: 1,
+        stale: [{ barcode: 'A', location_id: l1, stored_as_of: expect.any(String) }],
+      }),
     );
     expect(Date.parse(r.json.stale[0].stored_as_of)).toBe(Date.parse('2026-11-21T04:00:00.000Z'));
     expect((await level(p, shop, 'A', l1))?.on_hand_qty).toBe(9);
@@ -127,7 +139,9 @@ describe('mode absolute', () => {
 describe('mode delta', () => {
   it('adds <field>_delta to each of the five quantities (and accepts the <field>_qty_delta alias)', async () => {
     const { shop, l1, l2 } = await setup('delta');
-    await send(shop, 'absolute', [{ barcode: 'A', location_id: l1, on_hand_qty: 10, available_qty: 10, allocated_qty: 10, reserved_qty: 10, incoming_qty: 10 }]);
+    await send(shop, 'absolute', [
+      { barcode: 'A', location_id: l1, on_hand_qty: 10, available_qty: 10, allocated_qty: 10, reserved_qty: 10, incoming_qty: 10 },
+    ]);
     const r = await send(
       shop,
       'delta',
@@ -179,7 +193,10 @@ describe('mode delta', () => {
 
   it('D19: a delta request whose idempotency_key was applied is deduped (warning when the payload differs)', async () => {
     const { shop, l1 } = await setup('dedupe');
-    const lines = [{ barcode: 'A', location_id: l1, on_hand_delta: 3 }, { barcode: 'B', location_id: l1, on_hand_delta: 1 }];
+    const lines = [
+      { barcode: 'A', location_id: l1, on_hand_delta: 3 },
+      { barcode: 'B', location_id: l1, on_hand_delta: 1 },
+    ];
     await send(shop, 'delta', lines, { idempotency_key: 'move-1' });
     const logsBefore = await countLogs(p, shop);
     const same = await send(shop, 'delta', lines, { idempotency_key: 'move-1' });
@@ -197,7 +214,14 @@ describe('per-line problems do not refuse the request', () => {
     const { shop, l1, l2 } = await setup('unres');
     // A third location shares an identifier with the first (-> ambiguous).
     await registerLocations(p, shop, [
-      { location_id: l1, name: 'Store', identifiers: [{ identifier_type: 'pos', identifier_value: 'S1' }, { identifier_type: 'group', identifier_value: 'G' }] },
+      {
+        location_id: l1,
+        name: 'Store',
+        identifiers: [
+          { identifier_type: 'pos', identifier_value: 'S1' },
+          { identifier_type: 'group', identifier_value: 'G' },
+        ],
+      },
       { name: 'Pop-up', identifiers: [{ identifier_type: 'group', identifier_value: 'G' }] },
     ]);
     const unknown = randomUUID();
@@ -261,15 +285,33 @@ describe('validation (D11, D17)', () => {
   it('bad lines are 422 invalid_payload naming the path; top-level problems are 400', async () => {
     const { shop, l1 } = await setup('valid');
     const cases: Array<[Record<string, unknown>, unknown[], RegExp]> = [
-      [{ mode: 'absolute' }, [{ barcode: 'A', location_id: l1, on_hand_qty: 1 }, { barcode: 'A', location_id: l1, on_hand_qty: -1 }], /lines\[1\]\.on_hand_qty/],
+      [
+        { mode: 'absolute' },
+        [
+          { barcode: 'A', location_id: l1, on_hand_qty: 1 },
+          { barcode: 'A', location_id: l1, on_hand_qty: -1 },
+        ],
+        /lines\[1\]\.on_hand_qty/,
+      ],
       [{ mode: 'absolute' }, [{ barcode: 'A', location_id: l1, available_qty: 2.5 }], /lines\[0\]\.available_qty/],
       [{ mode: 'delta' }, [{ barcode: 'A', location_id: l1, on_hand_delta: 0.5 }], /lines\[0\]\.on_hand_delta/],
-      [{ mode: 'absolute' }, [{ barcode: 'A', location_id: l1, location: { identifier_type: 'pos', identifier_value: 'S1' }, on_hand_qty: 1 }], /lines\[0\]/],
-      [{ mode: 'absolute' }, [{ barcode: 'A', location_id: l1, on_hand_qty: 1 }, { barcode: 'A', on_hand_qty: 1 }], /lines\[1\]/],
+      [
+        { mode: 'absolute' },
+        [{ barcode: 'A', location_id: l1, location: { identifier_type: 'pos', identifier_value: 'S1' }, on_hand_qty: 1 }],
+        /lines\[0\]/,
+      ],
+      [
+        { mode: 'absolute' },
+        [
+          { barcode: 'A', location_id: l1, on_hand_qty: 1 },
+          { barcode: 'A', on_hand_qty: 1 },
+        ],
+        /lines\[1\]/,
+      ],
       [{ mode: 'absolute' }, [{ barcode: 'A', location_id: l1 }], /lines\[0\]/],
     ];
     for (const [extra, lines, path] of cases) {
-      const r = await send(shop, (extra['mode'] as 'absolute' | 'delta'), lines);
+      const r = await send(shop, extra['mode'] as 'absolute' | 'delta', lines);
       expect(r.status, `${JSON.stringify(lines)}: ${r.text}`).toBe(422);
       expect(r.json).toEqual({ ok: false, error_kind: 'invalid_payload', error: expect.stringMatching(path) });
     }
@@ -284,7 +326,9 @@ describe('validation (D11, D17)', () => {
 
   it('an inventory_as_of more than 5 minutes in the future is 422 invalid_payload', async () => {
     const { shop, l1 } = await setup('future');
-    const r = await send(shop, 'delta', [{ barcode: 'A', location_id: l1, on_hand_delta: 1 }], { inventory_as_of: new Date(Date.now() + 10 * 60_000).toISOString() });
+    const r = await send(shop, 'delta', [{ barcode: 'A', location_id: l1, on_hand_delta: 1 }], {
+      inventory_as_of: new Date(Date.now() + 10 * 60_000).toISOString(),
+    });
     expect(r.status, r.text).toBe(422);
     expect(r.json).toEqual({ ok: false, error_kind: 'invalid_payload', error: expect.any(String) });
     expect(await levelRows(p, shop)).toEqual([]);

@@ -33,7 +33,13 @@ describe('POST /api/admin/locations and /api/admin/channels (D14)', () => {
     const given = randomUUID();
     const r = await registerLocations(p, shop, [
       { location_id: given, name: 'Main store', identifiers: [{ identifier_type: 'pos_store_code', identifier_value: 'S-001' }] },
-      { name: 'Warehouse', identifiers: [{ identifier_type: 'wms', identifier_value: 'WH-1' }, { identifier_type: 'pos_store_code', identifier_value: 'S-900' }] },
+      {
+        name: 'Warehouse',
+        identifiers: [
+          { identifier_type: 'wms', identifier_value: 'WH-1' },
+          { identifier_type: 'pos_store_code', identifier_value: 'S-900' },
+        ],
+      },
       { name: 'No identifiers' },
     ]);
     expect(r.status, r.text).toBe(200);
@@ -45,7 +51,10 @@ describe('POST /api/admin/locations and /api/admin/channels (D14)', () => {
         {
           location_id: expect.stringMatching(UUID_RE),
           name: 'Warehouse',
-          identifiers: [{ identifier_type: 'wms', identifier_value: 'WH-1' }, { identifier_type: 'pos_store_code', identifier_value: 'S-900' }],
+          identifiers: [
+            { identifier_type: 'wms', identifier_value: 'WH-1' },
+            { identifier_type: 'pos_store_code', identifier_value: 'S-900' },
+          ],
         },
         { location_id: expect.stringMatching(UUID_RE), name: 'No identifiers', identifiers: [] },
       ],
@@ -111,15 +120,26 @@ describe('POST /api/admin/locations and /api/admin/channels (D14)', () => {
       expect(c.status).toBe(401);
       expect(c.text).toBe('unauthorized');
     }
-    const { rows } = await p.db.query('SELECT (SELECT count(*)::int FROM sot.locations WHERE shop = $1) + (SELECT count(*)::int FROM sot.channels WHERE shop = $1) AS n', [shop]);
+    const { rows } = await p.db.query(
+      'SELECT (SELECT count(*)::int FROM sot.locations WHERE shop = $1) + (SELECT count(*)::int FROM sot.channels WHERE shop = $1) AS n',
+      [shop],
+    );
     expect(rows[0].n).toBe(0);
   });
 
   it('registering the same location_id again renames it and replaces its identifiers', async () => {
     const shop = uniqueShop('rereg');
     const id = randomUUID();
-    expect((await registerLocations(p, shop, [{ location_id: id, name: 'Old', identifiers: [{ identifier_type: 't', identifier_value: 'old' }] }])).status).toBe(200);
-    const r = await registerLocations(p, shop, [{ location_id: id, name: 'New', identifiers: [{ identifier_type: 't', identifier_value: 'new' }] }]);
+    expect(
+      (
+        await registerLocations(p, shop, [
+          { location_id: id, name: 'Old', identifiers: [{ identifier_type: 't', identifier_value: 'old' }] },
+        ])
+      ).status,
+    ).toBe(200);
+    const r = await registerLocations(p, shop, [
+      { location_id: id, name: 'New', identifiers: [{ identifier_type: 't', identifier_value: 'new' }] },
+    ]);
     expect(r.status, r.text).toBe(200);
     const { rows } = await p.db.query('SELECT name FROM sot.locations WHERE location_id = $1', [id]);
     expect(rows).toEqual([{ name: 'New' }]);
@@ -149,13 +169,27 @@ describe('location resolution on the inventory endpoints (D14, D11)', () => {
     shop = uniqueShop('resolve');
     other = uniqueShop('resolve-other');
     const r = await registerLocations(p, shop, [
-      { name: 'Main', identifiers: [{ identifier_type: 'pos', identifier_value: 'MAIN' }, { identifier_type: 'shared', identifier_value: 'X' }] },
-      { name: 'Second', identifiers: [{ identifier_type: 'pos', identifier_value: 'SECOND' }, { identifier_type: 'shared', identifier_value: 'X' }] },
+      {
+        name: 'Main',
+        identifiers: [
+          { identifier_type: 'pos', identifier_value: 'MAIN' },
+          { identifier_type: 'shared', identifier_value: 'X' },
+        ],
+      },
+      {
+        name: 'Second',
+        identifiers: [
+          { identifier_type: 'pos', identifier_value: 'SECOND' },
+          { identifier_type: 'shared', identifier_value: 'X' },
+        ],
+      },
     ]);
     expect(r.status, r.text).toBe(200);
     mainId = r.json.locations[0].location_id;
     secondId = r.json.locations[1].location_id;
-    const o = await registerLocations(p, other, [{ name: 'Elsewhere', identifiers: [{ identifier_type: 'pos', identifier_value: 'ELSEWHERE' }] }]);
+    const o = await registerLocations(p, other, [
+      { name: 'Elsewhere', identifiers: [{ identifier_type: 'pos', identifier_value: 'ELSEWHERE' }] },
+    ]);
     otherShopLocation = o.json.locations[0].location_id;
     await newProducts(p, shop, ['B1', 'B2']);
     await newProducts(p, other, ['B1']);
@@ -178,7 +212,13 @@ describe('location resolution on the inventory endpoints (D14, D11)', () => {
     const r = await snap(shop, { location: { identifier_type: 'pos', identifier_value: 'SECOND' } }, [{ barcode: 'B1', on_hand_qty: 7 }]);
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ ok: true, location_id: secondId, lines_upserted: 1 });
-    const a = await available(p, { shop, source_system: 'ec', mode: 'absolute', location: { identifier_type: 'pos', identifier_value: 'MAIN' }, lines: [{ barcode: 'B1', available_qty: 2 }] });
+    const a = await available(p, {
+      shop,
+      source_system: 'ec',
+      mode: 'absolute',
+      location: { identifier_type: 'pos', identifier_value: 'MAIN' },
+      lines: [{ barcode: 'B1', available_qty: 2 }],
+    });
     expect(a.status, a.text).toBe(200);
     expect(a.json.location_id).toBe(mainId);
     const rows = await levelRows(p, shop);
@@ -193,7 +233,13 @@ describe('location resolution on the inventory endpoints (D14, D11)', () => {
     const s = await snap(shop, { location_id: unknown });
     expect(s.status, s.text).toBe(422);
     expect(s.json).toEqual({ ok: false, error_kind: 'location_unresolved', error: expect.any(String) });
-    const a = await available(p, { shop, source_system: 'ec', mode: 'delta', location_id: unknown, lines: [{ barcode: 'B1', available_delta: 1 }] });
+    const a = await available(p, {
+      shop,
+      source_system: 'ec',
+      mode: 'delta',
+      location_id: unknown,
+      lines: [{ barcode: 'B1', available_delta: 1 }],
+    });
     expect(a.status, a.text).toBe(422);
     expect(a.json).toEqual({ ok: false, error_kind: 'location_unresolved', error: expect.any(String) });
     expect(await levelRows(p, shop)).toEqual(before);
@@ -205,7 +251,13 @@ describe('location resolution on the inventory endpoints (D14, D11)', () => {
       const s = await snap(shop, { location_id: bad });
       expect(s.status, `${bad}: ${s.text}`).toBe(422);
       expect(s.json).toEqual({ ok: false, error_kind: 'location_unresolved', error: expect.any(String) });
-      const a = await available(p, { shop, source_system: 'ec', mode: 'absolute', location_id: bad, lines: [{ barcode: 'B1', available_qty: 1 }] });
+      const a = await available(p, {
+        shop,
+        source_system: 'ec',
+        mode: 'absolute',
+        location_id: bad,
+        lines: [{ barcode: 'B1', available_qty: 1 }],
+      });
       expect(a.status, `${bad}: ${a.text}`).toBe(422);
       expect(a.json).toEqual({ ok: false, error_kind: 'location_unresolved', error: expect.any(String) });
     }
@@ -225,7 +277,13 @@ describe('location resolution on the inventory endpoints (D14, D11)', () => {
     const s = await snap(shop, { location: { identifier_type: 'shared', identifier_value: 'X' } });
     expect(s.status, s.text).toBe(422);
     expect(s.json).toEqual({ ok: false, error_kind: 'location_ambiguous', error: expect.any(String) });
-    const a = await available(p, { shop, source_system: 'ec', mode: 'absolute', location: { identifier_type: 'shared', identifier_value: 'X' }, lines: [{ barcode: 'B1', available_qty: 99 }] });
+    const a = await available(p, {
+      shop,
+      source_system: 'ec',
+      mode: 'absolute',
+      location: { identifier_type: 'shared', identifier_value: 'X' },
+      lines: [{ barcode: 'B1', available_qty: 99 }],
+    });
     expect(a.status, a.text).toBe(422);
     expect(a.json).toEqual({ ok: false, error_kind: 'location_ambiguous', error: expect.any(String) });
     expect(await countLogs(p, shop)).toBe(logsBefore);
@@ -275,7 +333,9 @@ describe('location resolution on the inventory endpoints (D14, D11)', () => {
     ]);
     const [one, two] = r.json.locations.map((l: { location_id: string }) => l.location_id);
     await newProducts(p, s2, ['B1']);
-    expect((await snap(s2, { location: { identifier_type: 'grp', identifier_value: 'Z' } })).json).toMatchObject({ error_kind: 'location_ambiguous' });
+    expect((await snap(s2, { location: { identifier_type: 'grp', identifier_value: 'Z' } })).json).toMatchObject({
+      error_kind: 'location_ambiguous',
+    });
     expect((await registerLocations(p, s2, [{ location_id: one, name: 'One', identifiers: [] }])).status).toBe(200);
     const ok = await snap(s2, { location: { identifier_type: 'grp', identifier_value: 'Z' } });
     expect(ok.status, ok.text).toBe(200);

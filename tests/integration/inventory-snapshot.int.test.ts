@@ -48,15 +48,20 @@ const AS_OF = '2026-11-20T16:30:00.000Z';
 /** An instant m minutes from now (negative: in the past). */
 const minutes = (m: number): string => new Date(Date.now() + m * 60_000).toISOString();
 
-describe('rules 1, 2 and D16: levels, the day\'s daily row, logs of changed lines', () => {
+describe("rules 1, 2 and D16: levels, the day's daily row, logs of changed lines", () => {
   it('upserts the levels and the daily row for the business date of inventory_as_of (Asia/Tokyo)', async () => {
     const { shop, loc } = await setup('rule1');
     const r = await snapshot(
       p,
-      body(shop, loc, [
-        { barcode: 'A', on_hand_qty: 10, available_qty: 8, allocated_qty: 1, reserved_qty: 1, incoming_qty: 5 },
-        { barcode: 'B', on_hand_qty: 3 },
-      ], { inventory_as_of: AS_OF }),
+      body(
+        shop,
+        loc,
+        [
+          { barcode: 'A', on_hand_qty: 10, available_qty: 8, allocated_qty: 1, reserved_qty: 1, incoming_qty: 5 },
+          { barcode: 'B', on_hand_qty: 3 },
+        ],
+        { inventory_as_of: AS_OF },
+      ),
     );
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual({
@@ -80,7 +85,18 @@ describe('rules 1, 2 and D16: levels, the day\'s daily row, logs of changed line
     expect(rows[0]!.inventory_as_of?.toISOString()).toBe(AS_OF);
 
     const daily = await dailyRows(p, shop);
-    expect(daily.map((d) => [d.barcode, d.snapshot_date, d.source, d.on_hand_qty, d.available_qty, d.allocated_qty, d.reserved_qty, d.incoming_qty])).toEqual([
+    expect(
+      daily.map((d) => [
+        d.barcode,
+        d.snapshot_date,
+        d.source,
+        d.on_hand_qty,
+        d.available_qty,
+        d.allocated_qty,
+        d.reserved_qty,
+        d.incoming_qty,
+      ]),
+    ).toEqual([
       ['A', '2026-11-21', 'snapshot', 10, 8, 1, 1, 5],
       ['B', '2026-11-21', 'snapshot', 3, 3, 0, 0, 0],
     ]);
@@ -89,12 +105,20 @@ describe('rules 1, 2 and D16: levels, the day\'s daily row, logs of changed line
 
   it('an inventory_as_of before midnight Tokyo time lands on the previous business date; each date has its own row', async () => {
     const { shop, loc } = await setup('tz');
-    expect((await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 1 }], { inventory_as_of: '2026-11-20T14:59:59.000Z' }))).status).toBe(200);
-    expect((await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 2 }], { inventory_as_of: '2026-11-20T15:00:00.000Z' }))).status).toBe(200);
+    expect(
+      (await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 1 }], { inventory_as_of: '2026-11-20T14:59:59.000Z' }))).status,
+    ).toBe(200);
+    expect(
+      (await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 2 }], { inventory_as_of: '2026-11-20T15:00:00.000Z' }))).status,
+    ).toBe(200);
     // Same business day again: the day's row is upserted, not duplicated.
-    expect((await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 4 }], { inventory_as_of: '2026-11-20T20:00:00.000Z' }))).status).toBe(200);
+    expect(
+      (await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 4 }], { inventory_as_of: '2026-11-20T20:00:00.000Z' }))).status,
+    ).toBe(200);
     // An offset in the request is honoured: 2026-11-21T08:00+09:00 is 2026-11-20T23:00Z, still the 21st in Tokyo.
-    expect((await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 5 }], { inventory_as_of: '2026-11-21T08:00:00+09:00' }))).status).toBe(200);
+    expect(
+      (await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 5 }], { inventory_as_of: '2026-11-21T08:00:00+09:00' }))).status,
+    ).toBe(200);
     const daily = await dailyRows(p, shop);
     expect(daily.map((d) => [d.snapshot_date, d.on_hand_qty])).toEqual([
       ['2026-11-20', 1],
@@ -104,14 +128,33 @@ describe('rules 1, 2 and D16: levels, the day\'s daily row, logs of changed line
 
   it('logs change_type snapshot only for lines whose values changed, with change_source = source_system', async () => {
     const { shop, loc } = await setup('rule2');
-    await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 5 }, { barcode: 'B', on_hand_qty: 6 }], { inventory_as_of: '2026-11-21T01:00:00.000Z' }));
+    await snapshot(
+      p,
+      body(
+        shop,
+        loc,
+        [
+          { barcode: 'A', on_hand_qty: 5 },
+          { barcode: 'B', on_hand_qty: 6 },
+        ],
+        { inventory_as_of: '2026-11-21T01:00:00.000Z' },
+      ),
+    );
     const r = await snapshot(
       p,
-      body(shop, loc, [{ barcode: 'A', on_hand_qty: 5 }, { barcode: 'B', on_hand_qty: 6, available_qty: 4 }], {
-        source_system: 'wms-y',
-        inventory_as_of: '2026-11-21T02:00:00.000Z',
-        idempotency_key: 'audit-1',
-      }),
+      body(
+        shop,
+        loc,
+        [
+          { barcode: 'A', on_hand_qty: 5 },
+          { barcode: 'B', on_hand_qty: 6, available_qty: 4 },
+        ],
+        {
+          source_system: 'wms-y',
+          inventory_as_of: '2026-11-21T02:00:00.000Z',
+          idempotency_key: 'audit-1',
+        },
+      ),
     );
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ lines_processed: 2, lines_upserted: 2, logs_written: 1, lines_unresolved: 0 });
@@ -169,7 +212,10 @@ describe('D16b: the daily row is rewritten only when its quantities or source ch
     expect((await level(p, shop, 'A', loc))?.inventory_as_of?.toISOString()).toBe('2026-11-20T18:30:00.000Z');
 
     // A changed quantity the same day rewrites it, naming the command that changed it.
-    const changed = await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 5, available_qty: 3 }], { inventory_as_of: '2026-11-20T19:00:00.000Z' }));
+    const changed = await snapshot(
+      p,
+      body(shop, loc, [{ barcode: 'A', on_hand_qty: 5, available_qty: 3 }], { inventory_as_of: '2026-11-20T19:00:00.000Z' }),
+    );
     expect(changed.status, changed.text).toBe(200);
     const rewritten = await storedDailyRow(shop, 'A');
     expect(rewritten).toMatchObject({ command_id: await lastCommandId(p, shop, 'inventory.snapshot'), on_hand_qty: 5 });
@@ -182,7 +228,14 @@ describe('D16b: the daily row is rewritten only when its quantities or source ch
 describe('rule 3: unknown barcodes', () => {
   it('a barcode not in the product master is skipped and reported as product_not_found; the other lines are applied', async () => {
     const { shop, loc } = await setup('rule3');
-    const r = await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 1 }, { barcode: 'GHOST', on_hand_qty: 9 }, { barcode: 'B', on_hand_qty: 2 }]));
+    const r = await snapshot(
+      p,
+      body(shop, loc, [
+        { barcode: 'A', on_hand_qty: 1 },
+        { barcode: 'GHOST', on_hand_qty: 9 },
+        { barcode: 'B', on_hand_qty: 2 },
+      ]),
+    );
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({
       ok: true,
@@ -201,7 +254,16 @@ describe('rule 3: unknown barcodes', () => {
 describe('rule 4 and D15a: resending is idempotent', () => {
   it('the same request again: same counts, logs_written 0, no duplicate levels, daily rows or logs', async () => {
     const { shop, loc } = await setup('rule4');
-    const req = body(shop, loc, [{ barcode: 'A', on_hand_qty: 4 }, { barcode: 'B', on_hand_qty: 0 }, { barcode: 'NOPE', on_hand_qty: 1 }], { inventory_as_of: AS_OF });
+    const req = body(
+      shop,
+      loc,
+      [
+        { barcode: 'A', on_hand_qty: 4 },
+        { barcode: 'B', on_hand_qty: 0 },
+        { barcode: 'NOPE', on_hand_qty: 1 },
+      ],
+      { inventory_as_of: AS_OF },
+    );
     const first = await snapshot(p, req);
     expect(first.json).toMatchObject({ lines_processed: 3, lines_upserted: 2, lines_unresolved: 1, logs_written: 2 });
     const levelsBefore = await levelRows(p, shop);
@@ -223,7 +285,12 @@ describe('rule 4 and D15a: resending is idempotent', () => {
 describe('defaults and D15 scope', () => {
   it('available_qty defaults to on_hand_qty; allocated, reserved and incoming default to 0 (overwriting older values)', async () => {
     const { shop, loc } = await setup('defaults');
-    await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 9, available_qty: 2, allocated_qty: 3, reserved_qty: 4, incoming_qty: 5 }], { inventory_as_of: minutes(-30) }));
+    await snapshot(
+      p,
+      body(shop, loc, [{ barcode: 'A', on_hand_qty: 9, available_qty: 2, allocated_qty: 3, reserved_qty: 4, incoming_qty: 5 }], {
+        inventory_as_of: minutes(-30),
+      }),
+    );
     expect(qty(await level(p, shop, 'A', loc))).toEqual(Q(9, 2, 3, 4, 5));
     const r = await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 7 }], { inventory_as_of: minutes(-20) }));
     expect(r.json).toMatchObject({ lines_upserted: 1, logs_written: 1 });
@@ -234,13 +301,29 @@ describe('defaults and D15 scope', () => {
 
   it('D15: products at the location that are absent from lines are left unchanged (level, daily row, no log)', async () => {
     const { shop, loc } = await setup('d15');
-    await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 1 }, { barcode: 'B', on_hand_qty: 2 }, { barcode: 'C', on_hand_qty: 3 }], { inventory_as_of: minutes(-30) }));
+    await snapshot(
+      p,
+      body(
+        shop,
+        loc,
+        [
+          { barcode: 'A', on_hand_qty: 1 },
+          { barcode: 'B', on_hand_qty: 2 },
+          { barcode: 'C', on_hand_qty: 3 },
+        ],
+        { inventory_as_of: minutes(-30) },
+      ),
+    );
     const before = await levelRows(p, shop);
     const dailyBefore = await dailyRows(p, shop);
     const r = await snapshot(p, body(shop, loc, [{ barcode: 'B', on_hand_qty: 20 }], { inventory_as_of: minutes(-10) }));
     expect(r.json).toMatchObject({ lines_processed: 1, lines_upserted: 1, logs_written: 1 });
     const after = await levelRows(p, shop);
-    expect(after.map((l) => [l.barcode, l.on_hand_qty])).toEqual([['A', 1], ['B', 20], ['C', 3]]);
+    expect(after.map((l) => [l.barcode, l.on_hand_qty])).toEqual([
+      ['A', 1],
+      ['B', 20],
+      ['C', 3],
+    ]);
     for (const b of ['A', 'C']) {
       const x = before.find((l) => l.barcode === b)!;
       const y = after.find((l) => l.barcode === b)!;
@@ -253,13 +336,24 @@ describe('defaults and D15 scope', () => {
 });
 
 describe('D15b: late absolute writes do not win', () => {
-  it('a snapshot older than the level\'s last absolute write is reported in stale and not applied', async () => {
+  it("a snapshot older than the level's last absolute write is reported in stale and not applied", async () => {
     const { shop, loc } = await setup('stale');
     const newer = '2026-11-20T16:30:00.000Z';
     const older = '2026-11-20T16:00:00.000Z';
     await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 50 }], { inventory_as_of: newer }));
     const dailyBefore = await dailyRows(p, shop);
-    const r = await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 1 }, { barcode: 'B', on_hand_qty: 2 }], { inventory_as_of: older }));
+    const r = await snapshot(
+      p,
+      body(
+        shop,
+        loc,
+        [
+          { barcode: 'A', on_hand_qty: 1 },
+          { barcode: 'B', on_hand_qty: 2 },
+        ],
+        { inventory_as_of: older },
+      ),
+    );
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual({
       ok: true,
@@ -288,7 +382,12 @@ describe('D15b: late absolute writes do not win', () => {
   it('a reordered burst converges to the newest picture whatever order it lands in', async () => {
     const { shop, loc } = await setup('converge');
     const at = (m: number) => `2026-11-21T0${m}:00:00.000Z`;
-    for (const [m, q] of [[3, 30], [1, 10], [4, 40], [2, 20]] as const) {
+    for (const [m, q] of [
+      [3, 30],
+      [1, 10],
+      [4, 40],
+      [2, 20],
+    ] as const) {
       await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: q }], { inventory_as_of: at(m) }));
     }
     expect((await level(p, shop, 'A', loc))?.on_hand_qty).toBe(40);
@@ -304,7 +403,15 @@ describe('D15b: late absolute writes do not win', () => {
       order.map((m, i) =>
         post(
           `${i % 2 ? `http://127.0.0.1:${second.port}` : p.url()}/api/ingest/inventory-snapshot`,
-          body(shop, loc, [{ barcode: 'A', on_hand_qty: 100 + m }, { barcode: 'B', on_hand_qty: 200 + m }], { inventory_as_of: asOf(m) }),
+          body(
+            shop,
+            loc,
+            [
+              { barcode: 'A', on_hand_qty: 100 + m },
+              { barcode: 'B', on_hand_qty: 200 + m },
+            ],
+            { inventory_as_of: asOf(m) },
+          ),
           ING,
         ),
       ),
@@ -313,7 +420,10 @@ describe('D15b: late absolute writes do not win', () => {
     expect(qty(await level(p, shop, 'A', loc))).toEqual(Q(109, 109));
     expect(qty(await level(p, shop, 'B', loc))).toEqual(Q(209, 209));
     expect((await level(p, shop, 'A', loc))?.inventory_as_of?.toISOString()).toBe(asOf(9));
-    expect((await dailyRows(p, shop)).map((d) => [d.barcode, d.on_hand_qty])).toEqual([['A', 109], ['B', 209]]);
+    expect((await dailyRows(p, shop)).map((d) => [d.barcode, d.on_hand_qty])).toEqual([
+      ['A', 109],
+      ['B', 209],
+    ]);
     // Every stale line was reported, every applied line was counted.
     const applied = replies.reduce((s, r) => s + r.json.lines_upserted, 0);
     const stale = replies.reduce((s, r) => s + r.json.lines_stale, 0);
@@ -322,14 +432,28 @@ describe('D15b: late absolute writes do not win', () => {
 
   it('Prefer: respond-async answers 202; the stored result is the body the synchronous answer would have had (D6)', async () => {
     const { shop, loc } = await setup('async');
-    const r = await post(`${p.url()}/api/ingest/inventory-snapshot`, body(shop, loc, [{ barcode: 'A', on_hand_qty: 2 }]), { ...ING, Prefer: 'respond-async' });
+    const r = await post(`${p.url()}/api/ingest/inventory-snapshot`, body(shop, loc, [{ barcode: 'A', on_hand_qty: 2 }]), {
+      ...ING,
+      Prefer: 'respond-async',
+    });
     expect(r.status, r.text).toBe(202);
     expect(r.json).toMatchObject({ ok: true, status: 'accepted' });
     const done = await waitFor(async () => {
       const g = await get(`${p.url()}${r.json.result_url}`, ING);
       return g.status === 200 ? g : null;
     });
-    expect(done.json).toEqual({ ok: true, shop, location_id: loc, lines_processed: 1, lines_upserted: 1, lines_unresolved: 0, logs_written: 1, lines_stale: 0, unresolved: [], stale: [] });
+    expect(done.json).toEqual({
+      ok: true,
+      shop,
+      location_id: loc,
+      lines_processed: 1,
+      lines_upserted: 1,
+      lines_unresolved: 0,
+      logs_written: 1,
+      lines_stale: 0,
+      unresolved: [],
+      stale: [],
+    });
   });
 
   it('an inventory_as_of more than 5 minutes in the future is 422 invalid_payload and writes nothing; within 5 minutes is accepted', async () => {
@@ -397,7 +521,13 @@ describe('limits and D11 statuses', () => {
     expect(r.status, r.text).toBe(200);
     expect((await dailyRows(p, shop)).map((d) => d.snapshot_date)).toEqual(['2000-01-01']);
     // The range is in UTC, whatever the offset or the business date (this one is 2000-01-01 in Tokyo).
-    for (const asOf of ['1999-12-31T15:00:00Z', '1999-12-31T23:59:59.999Z', '1970-01-01T00:00:00Z', '1900-06-01T00:00:00Z', '1000-01-01T00:00:00Z']) {
+    for (const asOf of [
+      '1999-12-31T15:00:00Z',
+      '1999-12-31T23:59:59.999Z',
+      '1970-01-01T00:00:00Z',
+      '1900-06-01T00:00:00Z',
+      '1000-01-01T00:00:00Z',
+    ]) {
       const { shop: other, loc: at } = await setup('old');
       const refused = await snapshot(p, body(other, at, [{ barcode: 'A', on_hand_qty: 1 }], { inventory_as_of: asOf }));
       expect(refused.status, `${asOf}: ${refused.text}`).toBe(422);
@@ -406,7 +536,7 @@ describe('limits and D11 statuses', () => {
     }
   });
 
-  it('regression: an inventory_as_of before year 1000 (0001-01-01T00:00:00Z is Go\'s zero time) is refused (4xx) or dated right, never a 500', async () => {
+  it("regression: an inventory_as_of before year 1000 (0001-01-01T00:00:00Z is Go's zero time) is refused (4xx) or dated right, never a 500", async () => {
     for (const [asOf, date] of [
       ['0001-01-01T00:00:00Z', '0001-01-01'],
       ['0999-06-01T00:00:00Z', '0999-06-01'],
@@ -419,7 +549,7 @@ describe('limits and D11 statuses', () => {
     }
   });
 
-  it('an impossible or unparseable inventory_as_of is the client\'s fault: 400 or 422, never 500', async () => {
+  it("an impossible or unparseable inventory_as_of is the client's fault: 400 or 422, never 500", async () => {
     const { shop, loc } = await setup('odd');
     for (const asOf of ['2026-02-30T00:00:00Z', '2026-06-30T23:59:60Z', 'yesterday', '2026-11-21']) {
       const r = await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 1 }], { inventory_as_of: asOf }));
@@ -430,7 +560,9 @@ describe('limits and D11 statuses', () => {
   it('regression: a lone UTF-16 surrogate escape in a string (\\ud800) is answered without a 500', async () => {
     const { shop, loc } = await setup('surrogate');
     const raw = (field: 'barcode' | 'source_system') => {
-      const text = JSON.stringify(body(shop, loc, [{ barcode: 'A', on_hand_qty: 1 }], field === 'source_system' ? { source_system: 'SURR' } : {}));
+      const text = JSON.stringify(
+        body(shop, loc, [{ barcode: 'A', on_hand_qty: 1 }], field === 'source_system' ? { source_system: 'SURR' } : {}),
+      );
       return field === 'barcode' ? text.replace('"barcode":"A"', '"barcode":"A\\ud800"') : text.replace('"SURR"', '"pos\\udc00"');
     };
     for (const field of ['barcode', 'source_system'] as const) {
@@ -466,13 +598,18 @@ describe('D6a: lines are applied in order', () => {
     const { shop, loc } = await setup('d6a');
     const r = await snapshot(
       p,
-      body(shop, loc, [
-        { barcode: 'A', on_hand_qty: 5 },
-        { barcode: 'A', on_hand_qty: 3 },
-        { barcode: 'A', on_hand_qty: 3 },
-        { barcode: 'B', on_hand_qty: 1 },
-        { barcode: 'A', on_hand_qty: 8, allocated_qty: 1 },
-      ], { inventory_as_of: AS_OF }),
+      body(
+        shop,
+        loc,
+        [
+          { barcode: 'A', on_hand_qty: 5 },
+          { barcode: 'A', on_hand_qty: 3 },
+          { barcode: 'A', on_hand_qty: 3 },
+          { barcode: 'B', on_hand_qty: 1 },
+          { barcode: 'A', on_hand_qty: 8, allocated_qty: 1 },
+        ],
+        { inventory_as_of: AS_OF },
+      ),
     );
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ lines_processed: 5, lines_upserted: 5, lines_unresolved: 0, logs_written: 4, lines_stale: 0 });

@@ -79,26 +79,37 @@ describe('/metrics of a gateway and a projector after real work (issue 15 item 3
 
   beforeAll(async () => {
     const base = p.url();
-    const ok = await post(`${base}/api/ingest/products`, { shop: 'metrics.example', products: [{ barcode: '7', product_name: 'x' }] }, { 'x-ingest-secret': INGEST_SECRET });
+    const ok = await post(
+      `${base}/api/ingest/products`,
+      { shop: 'metrics.example', products: [{ barcode: '7', product_name: 'x' }] },
+      { 'x-ingest-secret': INGEST_SECRET },
+    );
     expect(ok.status).toBe(200);
     expect((await post(`${base}/api/ingest/products`, { shop: 'metrics.example', products: [] }, {})).status).toBe(401);
     expect((await get(`${base}/api/commands/${crypto.randomUUID()}/nothing-here`)).status).toBe(404);
     await p.projector!.pruner!.runOnce(); // the parked count is the pruner's
     await p.projector!.relay!.drain();
-    projectorText = await waitFor(async () => {
-      const t = await text(`${projectorUrl}/metrics`);
-      const s = samples(t);
-      const caughtUp = find(s, 'projector_lag_seconds').some((x) => x.value === 0);
-      const published = find(s, 'relay_events_published_total').some((x) => x.value > 0);
-      return caughtUp && published ? t : null;
-    }, 20_000, 'the projector caught up and the relay published');
+    projectorText = await waitFor(
+      async () => {
+        const t = await text(`${projectorUrl}/metrics`);
+        const s = samples(t);
+        const caughtUp = find(s, 'projector_lag_seconds').some((x) => x.value === 0);
+        const published = find(s, 'relay_events_published_total').some((x) => x.value > 0);
+        return caughtUp && published ? t : null;
+      },
+      20_000,
+      'the projector caught up and the relay published',
+    );
     gatewayText = await text(`${base}/metrics`);
     gateway = samples(gatewayText);
     projector = samples(projectorText);
   }, 60_000);
 
   it('pass `promtool check metrics` (names, types, units, help), both', () => {
-    for (const [who, exposition] of [['gateway', gatewayText], ['projector', projectorText]] as const) {
+    for (const [who, exposition] of [
+      ['gateway', gatewayText],
+      ['projector', projectorText],
+    ] as const) {
       const r = spawnSync(promtool, ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
       expect(r.stdout + r.stderr, who).toBe('');
       expect(r.status, who).toBe(0);
@@ -106,7 +117,9 @@ describe('/metrics of a gateway and a projector after real work (issue 15 item 3
   });
 
   it('carry the gateway metrics: requests and latency by route template, Kafka append latency, its pool in use and waiting', () => {
-    expect(find(gateway, 'http_requests_total', { method: 'POST', route: '/api/ingest/products', status: '200' })[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(
+      find(gateway, 'http_requests_total', { method: 'POST', route: '/api/ingest/products', status: '200' })[0]?.value,
+    ).toBeGreaterThanOrEqual(1);
     expect(find(gateway, 'http_requests_total', { route: 'unmatched', status: '404' })[0]?.value).toBeGreaterThanOrEqual(1);
     expect(find(gateway, 'http_request_duration_seconds_count', { route: '/api/ingest/products' }).length).toBeGreaterThan(0);
     expect(find(gateway, 'kafka_produce_seconds_count')[0]?.value).toBeGreaterThanOrEqual(1);
@@ -118,7 +131,9 @@ describe('/metrics of a gateway and a projector after real work (issue 15 item 3
   it('carry the projector metrics: lag in seconds and offsets per partition, relay backlog and its oldest row, parked commands, pool in use and waiting', () => {
     expect(find(projector, 'projector_lag_seconds').map((s) => s.labels['partition'])).not.toHaveLength(0);
     expect(find(projector, 'projector_lag_offsets').length).toBeGreaterThan(0);
-    expect(find(projector, 'projector_commands_total', { kind: 'products.upsert', outcome: 'applied' })[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(find(projector, 'projector_commands_total', { kind: 'products.upsert', outcome: 'applied' })[0]?.value).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(find(projector, 'relay_leader')[0]?.value).toBe(1);
     expect(find(projector, 'relay_outbox_pending')).toHaveLength(1);
     expect(find(projector, 'relay_outbox_oldest_seconds')).toHaveLength(1);

@@ -108,16 +108,45 @@ describe('migrations', () => {
         )
       ).rows.map((r) => r.column_name);
     expect(await cols('inventory_levels')).toEqual(
-      expect.arrayContaining(['shop', 'barcode', 'product_name', 'location_id', 'on_hand_qty', 'available_qty', 'allocated_qty', 'reserved_qty', 'incoming_qty']),
+      expect.arrayContaining([
+        'shop',
+        'barcode',
+        'product_name',
+        'location_id',
+        'on_hand_qty',
+        'available_qty',
+        'allocated_qty',
+        'reserved_qty',
+        'incoming_qty',
+      ]),
     );
     expect(await cols('order_line_master')).toEqual(
-      expect.arrayContaining(['shop', 'barcode', 'product_name', 'sku', 'source_system', 'transaction_id', 'transaction_line_id', 'line_instance_no', 'tax_rate', 'refund_amount']),
+      expect.arrayContaining([
+        'shop',
+        'barcode',
+        'product_name',
+        'sku',
+        'source_system',
+        'transaction_id',
+        'transaction_line_id',
+        'line_instance_no',
+        'tax_rate',
+        'refund_amount',
+      ]),
     );
     expect(await cols('products')).toEqual(expect.arrayContaining(['shop', 'barcode', 'product_name', 'current_price', 'is_active']));
   });
 
   it('D25: agent_reader may SELECT the agent_read views and nothing else', async () => {
-    for (const view of ['inventory_levels', 'inventory_daily_snapshots', 'inventory_update_logs', 'order_line_master', 'products', 'product_update_logs', 'order_line_master_update_logs']) {
+    for (const view of [
+      'inventory_levels',
+      'inventory_daily_snapshots',
+      'inventory_update_logs',
+      'order_line_master',
+      'products',
+      'product_update_logs',
+      'order_line_master_update_logs',
+    ]) {
       expect(await asRole('agent_reader', `SELECT * FROM agent_read.${view} LIMIT 1`)).toMatchObject({ ok: true });
     }
     for (const table of ['public.products', 'sot.inventory_levels', 'agent_runtime.outbox', 'public.order_line_master']) {

@@ -18,7 +18,9 @@ afterAll(async () => p?.stop());
 const ING = { 'x-ingest-secret': INGEST_SECRET };
 const ENDPOINT = '/api/order-line-master/bulk-upsert';
 const KNOWN = '4900000000001';
-const ADAPTER_VERSION = (JSON.parse(readFileSync(new URL('../../services/projector/package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const ADAPTER_VERSION = (
+  JSON.parse(readFileSync(new URL('../../services/projector/package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const uniqueShop = (what: string) => `ol-${what}-${randomUUID().slice(0, 8)}.example`;
 
@@ -35,7 +37,11 @@ async function newShop(what: string): Promise<Shop> {
   expect(l.status, l.text).toBe(200);
   const c = await post(`${p.url()}/api/admin/channels`, { shop, channels: [{ name: 'Web' }] }, ING);
   expect(c.status, c.text).toBe(200);
-  const pr = await post(`${p.url()}/api/ingest/products`, { shop, products: [{ barcode: KNOWN, product_name: 'Green tea', sku: 'SKU-1' }] }, ING);
+  const pr = await post(
+    `${p.url()}/api/ingest/products`,
+    { shop, products: [{ barcode: KNOWN, product_name: 'Green tea', sku: 'SKU-1' }] },
+    ING,
+  );
   expect(pr.status, pr.text).toBe(200);
   return { shop, loc: l.json.locations[0].location_id as string, ch: c.json.channels[0].channel_id as string };
 }
@@ -51,7 +57,8 @@ function without(r: Record<string, unknown>, field: string): Record<string, unkn
   return copy;
 }
 
-const send = (shop: string, rows: unknown, extra: Record<string, unknown> = {}): Promise<HttpResult> => post(`${p.url()}${ENDPOINT}`, { shop, rows, ...extra }, ING);
+const send = (shop: string, rows: unknown, extra: Record<string, unknown> = {}): Promise<HttpResult> =>
+  post(`${p.url()}${ENDPOINT}`, { shop, rows, ...extra }, ING);
 
 /** Sends and asserts the 200 of D6b. */
 async function upsert(shop: string, rows: unknown[], extra: Record<string, unknown> = {}): Promise<any> {
@@ -72,7 +79,10 @@ async function lines(shop: string): Promise<any[]> {
 }
 
 async function logs(shop: string): Promise<any[]> {
-  const { rows } = await p.db.query('SELECT * FROM agent_read.order_line_master_update_logs WHERE shop = $1 ORDER BY created_at, command_id, log_seq', [shop]);
+  const { rows } = await p.db.query(
+    'SELECT * FROM agent_read.order_line_master_update_logs WHERE shop = $1 ORDER BY created_at, command_id, log_seq',
+    [shop],
+  );
   return rows;
 }
 
@@ -160,7 +170,15 @@ describe('POST /api/order-line-master/bulk-upsert: row rules (spec Row validatio
     const s = await newShop('amount');
     // tax 0 and net excl. = net incl., so only the first identity is under test.
     const a = (n: number, gross: number, discount: number, net: number) =>
-      row(s, { line_instance_no: n, gross_amount_taxincl: gross, discount_amount_taxincl: discount, net_amount_taxincl: net, tax_amount: 0, net_amount_taxexcl: net, tax_rate: 0 });
+      row(s, {
+        line_instance_no: n,
+        gross_amount_taxincl: gross,
+        discount_amount_taxincl: discount,
+        net_amount_taxincl: net,
+        tax_amount: 0,
+        net_amount_taxexcl: net,
+        tax_rate: 0,
+      });
     const b = await upsert(s.shop, [
       a(1, 100.0, 0.0, 99.99), // passes: exactly 0.01
       a(2, 100.0, 0.0, 99.98), // fails: 0.02
@@ -172,7 +190,11 @@ describe('POST /api/order-line-master/bulk-upsert: row rules (spec Row validatio
       a(8, 100.0, 0.0, 99.989), // fails: 0.011
     ]);
     expect(b).toMatchObject({ accepted_rows: 5, inserted_rows: 5, rejected_rows: 3, warnings_count: 0 });
-    expect(b.errors).toEqual([problem(1, 'net_amount_taxincl', 'amount_mismatch'), problem(3, 'net_amount_taxincl', 'amount_mismatch'), problem(7, 'net_amount_taxincl', 'amount_mismatch')]);
+    expect(b.errors).toEqual([
+      problem(1, 'net_amount_taxincl', 'amount_mismatch'),
+      problem(3, 'net_amount_taxincl', 'amount_mismatch'),
+      problem(7, 'net_amount_taxincl', 'amount_mismatch'),
+    ]);
     const stored = await lines(s.shop);
     expect(stored.map((l) => [l.line_instance_no, l.gross_amount_taxincl, l.discount_amount_taxincl, l.net_amount_taxincl])).toEqual([
       [1, 100, 0, 99.99],
@@ -186,7 +208,14 @@ describe('POST /api/order-line-master/bulk-upsert: row rules (spec Row validatio
   it('tax_mismatch: net incl. - tax vs net excl. tax, exact and inclusive at 0.01 on both sides (D20a)', async () => {
     const s = await newShop('tax');
     const t = (n: number, netIncl: number, tax: number, netExcl: number) =>
-      row(s, { line_instance_no: n, gross_amount_taxincl: netIncl, discount_amount_taxincl: 0, net_amount_taxincl: netIncl, tax_amount: tax, net_amount_taxexcl: netExcl });
+      row(s, {
+        line_instance_no: n,
+        gross_amount_taxincl: netIncl,
+        discount_amount_taxincl: 0,
+        net_amount_taxincl: netIncl,
+        tax_amount: tax,
+        net_amount_taxexcl: netExcl,
+      });
     const b = await upsert(s.shop, [
       t(1, 100.0, 0.0, 99.99), // passes
       t(2, 100.0, 0.0, 99.98), // fails
@@ -218,7 +247,10 @@ describe('POST /api/order-line-master/bulk-upsert: row rules (spec Row validatio
 
   it('refund_amount_negative: a negative refund_amount is rejected; 0 is accepted', async () => {
     const s = await newShop('refundneg');
-    const b = await upsert(s.shop, [row(s, { line_instance_no: 1, refund_amount: -0.01 }), row(s, { line_instance_no: 2, refund_amount: 0 })]);
+    const b = await upsert(s.shop, [
+      row(s, { line_instance_no: 1, refund_amount: -0.01 }),
+      row(s, { line_instance_no: 2, refund_amount: 0 }),
+    ]);
     expect(b).toMatchObject({ accepted_rows: 1, inserted_rows: 1, rejected_rows: 1 });
     expect(b.errors).toEqual([problem(0, 'refund_amount', 'refund_amount_negative')]);
   });
@@ -273,7 +305,11 @@ describe('POST /api/order-line-master/bulk-upsert: row rules (spec Row validatio
     const b = await upsert(s.shop, [row(s, { tax_rate: 1.5, channel_id: randomUUID(), location_id: randomUUID() })]);
     expect(b).toMatchObject({ accepted_rows: 0, rejected_rows: 1 });
     expect(b.errors).toEqual(
-      expect.arrayContaining([problem(0, 'tax_rate', 'tax_rate_out_of_range'), problem(0, 'channel_id', 'channel_not_found'), problem(0, 'location_id', 'location_not_found')]),
+      expect.arrayContaining([
+        problem(0, 'tax_rate', 'tax_rate_out_of_range'),
+        problem(0, 'channel_id', 'channel_not_found'),
+        problem(0, 'location_id', 'location_not_found'),
+      ]),
     );
   });
 });
@@ -281,7 +317,11 @@ describe('POST /api/order-line-master/bulk-upsert: row rules (spec Row validatio
 describe('D27: a row field the spec does not define', () => {
   it('rejects that row with code unknown_field naming the field; the other rows are stored', async () => {
     const s = await newShop('d27');
-    const b = await upsert(s.shop, [row(s, { line_instance_no: 1 }), row(s, { line_instance_no: 2, quantity: 3 }), row(s, { line_instance_no: 3 })]);
+    const b = await upsert(s.shop, [
+      row(s, { line_instance_no: 1 }),
+      row(s, { line_instance_no: 2, quantity: 3 }),
+      row(s, { line_instance_no: 3 }),
+    ]);
     expect(b).toMatchObject({ accepted_rows: 2, inserted_rows: 2, rejected_rows: 1 });
     expect(b.errors).toEqual([{ row_index: 1, field: 'quantity', code: 'unknown_field', message: 'quantity is not allowed' }]);
     expect((await lines(s.shop)).map((l) => l.line_instance_no)).toEqual([1, 3]);
@@ -351,12 +391,22 @@ describe('POST /api/order-line-master/bulk-upsert: response, storage and logs', 
 
   it('resend of identical rows: accepted, inserted 0, updated 0, no new log rows and the rows untouched (D21)', async () => {
     const s = await newShop('resend');
-    const rows = [row(s, { line_instance_no: 1 }), row(s, { line_instance_no: 2, refund_amount: 10, refunded_at: '2026-05-02T00:00:00Z', refund_reason: 'broken', tax_rate: 0.08 })];
+    const rows = [
+      row(s, { line_instance_no: 1 }),
+      row(s, { line_instance_no: 2, refund_amount: 10, refunded_at: '2026-05-02T00:00:00Z', refund_reason: 'broken', tax_rate: 0.08 }),
+    ];
     expect(await upsert(s.shop, rows)).toMatchObject({ accepted_rows: 2, inserted_rows: 2, updated_rows: 0 });
     const before = await lines(s.shop);
     const logsBefore = await logs(s.shop);
     expect(logsBefore).toHaveLength(2);
-    expect(await upsert(s.shop, rows)).toMatchObject({ accepted_rows: 2, inserted_rows: 0, updated_rows: 0, rejected_rows: 0, errors: [], warnings: [] });
+    expect(await upsert(s.shop, rows)).toMatchObject({
+      accepted_rows: 2,
+      inserted_rows: 0,
+      updated_rows: 0,
+      rejected_rows: 0,
+      errors: [],
+      warnings: [],
+    });
     expect(await logs(s.shop)).toEqual(logsBefore);
     expect(await lines(s.shop)).toEqual(before);
   });
@@ -368,9 +418,23 @@ describe('POST /api/order-line-master/bulk-upsert: response, storage and logs', 
     expect(b).toMatchObject({ accepted_rows: 1, inserted_rows: 0, updated_rows: 1 });
     const l = await logs(s.shop);
     expect(l.map((x) => x.change_type)).toEqual(['insert', 'update']);
-    expect(l[0]).toMatchObject({ before_data: null, change_source: 'external_app', ingest_run_id: null, idempotency_key: null, changed_by_user_id: null });
+    expect(l[0]).toMatchObject({
+      before_data: null,
+      change_source: 'external_app',
+      ingest_run_id: null,
+      idempotency_key: null,
+      changed_by_user_id: null,
+    });
     expect(l[0].after_data).toMatchObject({ customer_id: 'C-1', transaction_id: 'T-1', line_instance_no: 1, net_amount_taxexcl: 909.09 });
-    expect(l[1]).toMatchObject({ change_type: 'update', changed_fields: ['customer_id'], change_source: 'external_app', source_system: 'pos', transaction_id: 'T-1', transaction_line_id: 'L-1', line_instance_no: 1 });
+    expect(l[1]).toMatchObject({
+      change_type: 'update',
+      changed_fields: ['customer_id'],
+      change_source: 'external_app',
+      source_system: 'pos',
+      transaction_id: 'T-1',
+      transaction_line_id: 'L-1',
+      line_instance_no: 1,
+    });
     expect(l[1].before_data).toMatchObject({ customer_id: 'C-1' });
     expect(l[1].after_data).toMatchObject({ customer_id: 'C-2' });
     // Nothing else differs between before and after.
@@ -406,10 +470,21 @@ describe('POST /api/order-line-master/bulk-upsert: response, storage and logs', 
   it('logs carry the request change_source, ingest_run_id, idempotency_key and changed_by_user_id', async () => {
     const s = await newShop('audit');
     const user = randomUUID();
-    await upsert(s.shop, [row(s)], { change_source: 'pos-sync', ingest_run_id: 'run-42', idempotency_key: 'idem-42', changed_by_user_id: user });
+    await upsert(s.shop, [row(s)], {
+      change_source: 'pos-sync',
+      ingest_run_id: 'run-42',
+      idempotency_key: 'idem-42',
+      changed_by_user_id: user,
+    });
     const l = await logs(s.shop);
     expect(l).toHaveLength(1);
-    expect(l[0]).toMatchObject({ change_type: 'insert', change_source: 'pos-sync', ingest_run_id: 'run-42', idempotency_key: 'idem-42', changed_by_user_id: user });
+    expect(l[0]).toMatchObject({
+      change_type: 'insert',
+      change_source: 'pos-sync',
+      ingest_run_id: 'run-42',
+      idempotency_key: 'idem-42',
+      changed_by_user_id: user,
+    });
   });
 
   it('changed_by_user_id in the urn:uuid form that JSON Schema format uuid admits is answered without a 500 (400, or stored as the uuid)', async () => {
@@ -446,7 +521,11 @@ describe('POST /api/order-line-master/bulk-upsert: response, storage and logs', 
     const linesBefore = await lines(s.shop);
     const logsBefore = await logs(s.shop);
     const count = async (from: string) => (await p.db.query(`SELECT count(*)::int AS n FROM ${from}`)).rows[0].n as number;
-    const runtime = async () => [await count('agent_runtime.outbox'), await count('agent_runtime.command_results'), await count('agent_runtime.command_requests')];
+    const runtime = async () => [
+      await count('agent_runtime.outbox'),
+      await count('agent_runtime.command_results'),
+      await count('agent_runtime.command_requests'),
+    ];
     const runtimeBefore = await runtime();
     const rows = [
       row(s, { line_instance_no: 1 }), // identical
@@ -480,9 +559,13 @@ describe('POST /api/order-line-master/bulk-upsert: response, storage and logs', 
       `SELECT command_id FROM agent_runtime.command_results WHERE shop = $1 AND kind = 'order_lines.upsert' ORDER BY created_at DESC LIMIT 1`,
       [s.shop],
     );
-    const outbox = await p.db.query('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE command_id = $1', [realResults[0].command_id]);
+    const outbox = await p.db.query('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE command_id = $1', [
+      realResults[0].command_id,
+    ]);
     expect(outbox.rows[0].n).toBe(1);
-    const realLogs = await p.db.query('SELECT count(*)::int AS n FROM public.order_line_master_update_logs WHERE command_id = $1', [realResults[0].command_id]);
+    const realLogs = await p.db.query('SELECT count(*)::int AS n FROM public.order_line_master_update_logs WHERE command_id = $1', [
+      realResults[0].command_id,
+    ]);
     expect(realLogs.rows[0].n).toBe(4);
   });
 

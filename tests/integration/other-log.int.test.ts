@@ -25,11 +25,18 @@ describe('a stored position from another log (issue 11: bounded state)', () => {
     await p.startProjector();
     const answers = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        post(`${p.url()}/api/ingest/products`, { shop: `other-log-${i}.example`, products: [{ barcode: 'X', product_name: 'x' }] }, { 'x-ingest-secret': INGEST_SECRET }),
+        post(
+          `${p.url()}/api/ingest/products`,
+          { shop: `other-log-${i}.example`, products: [{ barcode: 'X', product_name: 'x' }] },
+          { 'x-ingest-secret': INGEST_SECRET },
+        ),
       ),
     );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
-    const { rows } = await p.db.query(`SELECT kafka_partition, next_offset FROM agent_runtime.projector_checkpoints WHERE kafka_topic = $1`, [p.topics.commands]);
+    const { rows } = await p.db.query(
+      `SELECT kafka_partition, next_offset FROM agent_runtime.projector_checkpoints WHERE kafka_topic = $1`,
+      [p.topics.commands],
+    );
     for (const r of rows) expect(Number(r.next_offset)).toBeLessThan(1000);
   });
 });

@@ -95,7 +95,10 @@ describe('parking (issue 11)', () => {
 
     // The shop flows again, and nothing was applied twice.
     expect((await products(shop, ['P3'])).json).toMatchObject({ ok: true, created: 1 });
-    const { rows } = await p.db.query(`SELECT barcode, count(*)::int AS n FROM public.product_update_logs WHERE shop = $1 GROUP BY 1 ORDER BY 1`, [shop]);
+    const { rows } = await p.db.query(
+      `SELECT barcode, count(*)::int AS n FROM public.product_update_logs WHERE shop = $1 GROUP BY 1 ORDER BY 1`,
+      [shop],
+    );
     expect(rows).toEqual([
       { barcode: 'P1', n: 1 },
       { barcode: 'P2', n: 1 },

@@ -70,7 +70,11 @@ describe('synchronous replies (D6)', () => {
     const shops = Array.from({ length: 24 }, (_, i) => `burst-${i}.example`);
     const replies = await Promise.all(
       shops.flatMap((shop, i) => [
-        ingest(shop, Array.from({ length: (i % 5) + 1 }, (_, j) => ({ barcode: `P${j}`, product_name: `n${j}` })), i % 2),
+        ingest(
+          shop,
+          Array.from({ length: (i % 5) + 1 }, (_, j) => ({ barcode: `P${j}`, product_name: `n${j}` })),
+          i % 2,
+        ),
         ingest(shop, [{ barcode: 'P0', product_name: 'renamed' }, { barcode: '' }], (i + 1) % 2),
       ]),
     );
@@ -90,7 +94,14 @@ describe('synchronous replies (D6)', () => {
   it('each of two gateway instances gets its own reply', async () => {
     const [a, b] = await Promise.all([
       ingest('two-gw.example', [{ barcode: 'A', product_name: 'A' }], 0),
-      ingest('two-gw.example', [{ barcode: 'B', product_name: 'B' }, { barcode: 'C', product_name: 'C' }], 1),
+      ingest(
+        'two-gw.example',
+        [
+          { barcode: 'B', product_name: 'B' },
+          { barcode: 'C', product_name: 'C' },
+        ],
+        1,
+      ),
     ]);
     expect(a.json.created).toBe(1);
     expect(b.json.created).toBe(2);
@@ -111,12 +122,21 @@ describe('synchronous replies (D6)', () => {
   it('while the projector is down the answer is 202 after the reply timeout, then pending, then the result', async () => {
     await p.stopProjector();
     const slow = await p.startGateway({ REPLY_TIMEOUT_MS: '300' });
-    const r = await post(`http://127.0.0.1:${slow.port}/api/ingest/products`, { shop: 'late.example', products: [{ barcode: 'L', product_name: 'L' }] }, { 'x-ingest-secret': INGEST_SECRET });
+    const r = await post(
+      `http://127.0.0.1:${slow.port}/api/ingest/products`,
+      { shop: 'late.example', products: [{ barcode: 'L', product_name: 'L' }] },
+      { 'x-ingest-secret': INGEST_SECRET },
+    );
     expect(r.status).toBe(202);
     const pending = await get(`${p.url()}${r.json.result_url}`, { 'x-ingest-secret': INGEST_SECRET });
     expect(pending.status).toBe(202);
     // Issue 16 item 4: a pending answer also says where the command stands (checked in its own test below).
-    expect(pending.json).toMatchObject({ ok: true, status: 'pending', command_id: r.json.command_id, position: { commands_ahead: expect.any(Number) } });
+    expect(pending.json).toMatchObject({
+      ok: true,
+      status: 'pending',
+      command_id: r.json.command_id,
+      position: { commands_ahead: expect.any(Number) },
+    });
     await p.startProjector();
     const done = await waitFor(async () => {
       const g = await get(`${p.url()}${r.json.result_url}`, { 'x-cron-secret': CRON_SECRET, 'x-shop': 'late.example' });
@@ -164,9 +184,13 @@ describe('status with position (issue 16 item 4)', () => {
     expect(first.waiting_seconds).toBeGreaterThanOrEqual(third.waiting_seconds);
 
     await p.startProjector();
-    for (const id of ids) await waitFor(async () => (await get(`${p.url()}/api/commands/${id}`, { 'x-ingest-secret': INGEST_SECRET })).status === 200);
+    for (const id of ids)
+      await waitFor(async () => (await get(`${p.url()}/api/commands/${id}`, { 'x-ingest-secret': INGEST_SECRET })).status === 200);
     // The partition computed from the shop is the one the projector consumed the commands from.
-    const { rows } = await p.db.query('SELECT DISTINCT kafka_partition AS p FROM agent_runtime.processed_commands WHERE command_id = ANY($1::uuid[])', [ids]);
+    const { rows } = await p.db.query(
+      'SELECT DISTINCT kafka_partition AS p FROM agent_runtime.processed_commands WHERE command_id = ANY($1::uuid[])',
+      [ids],
+    );
     expect(rows).toEqual([{ p: first.partition }]);
   });
 });
@@ -192,13 +216,26 @@ describe('outbox relay (D5)', () => {
     try {
       const mine = await waitFor(async () => seen.find((m) => m.key === shop), 20000, 'audit event');
       const { rows } = await p.db.query(`SELECT log_id, command_id FROM public.product_update_logs WHERE shop = $1`, [shop]);
-      expect(mine.value).toMatchObject({ event_type: 'audit_record', schema_version: 1, shop, log_table: 'product_update_logs', change_type: 'created', log_id: rows[0].log_id });
-      expect(mine.headers).toMatchObject({ ce_specversion: '1.0', ce_id: mine.value.event_id, ce_type: 'com.retail-ingestion.audit_record.v1' });
+      expect(mine.value).toMatchObject({
+        event_type: 'audit_record',
+        schema_version: 1,
+        shop,
+        log_table: 'product_update_logs',
+        change_type: 'created',
+        log_id: rows[0].log_id,
+      });
+      expect(mine.headers).toMatchObject({
+        ce_specversion: '1.0',
+        ce_id: mine.value.event_id,
+        ce_type: 'com.retail-ingestion.audit_record.v1',
+      });
       // Issue 15: read with the CloudEvents SDK, its data valid against the schema its dataschema names, served by the gateway.
       const event = await expectServedCloudEvent(p.url(), mine);
       expect(event.dataschema).toBe(`${TEST_PUBLIC_BASE_URL}/schemas/events/audit-record.json`);
       // One outbox row per (command, log table) stands for its records; published once they all went out.
-      const outbox = await p.db.query(`SELECT published_at, log_table FROM agent_runtime.outbox WHERE command_id = $1`, [mine.value.command_id]);
+      const outbox = await p.db.query(`SELECT published_at, log_table FROM agent_runtime.outbox WHERE command_id = $1`, [
+        mine.value.command_id,
+      ]);
       expect(outbox.rows).toHaveLength(1);
       expect(outbox.rows[0].log_table).toBe('product_update_logs');
       expect(outbox.rows[0].published_at).not.toBeNull();

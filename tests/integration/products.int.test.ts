@@ -29,7 +29,13 @@ describe('POST /api/products/bulk-upsert (endpoint 1)', () => {
     expect(r.json).toEqual({ ok: true, created: 1, updated: 0, unchanged: 0, errors: [] });
     const { rows } = await p.db.query('SELECT * FROM agent_read.products WHERE shop = $1', ['rule2.example']);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ barcode: '4900000000001', product_name: 'Green tea', current_price: 150, currency: 'JPY', is_active: true });
+    expect(rows[0]).toMatchObject({
+      barcode: '4900000000001',
+      product_name: 'Green tea',
+      current_price: 150,
+      currency: 'JPY',
+      is_active: true,
+    });
     const l = await logs('rule2.example', '4900000000001');
     expect(l.map((x) => x.change_type)).toEqual(['created']);
     expect(l[0].before_data).toBeNull();
@@ -114,12 +120,18 @@ describe('D27: unknown fields are refused, never dropped', () => {
     expect(b.json).toEqual({ ok: true, created: 2, updated: 0, unchanged: 0, errors: [unknown] });
     const i = await ingest('d27-ingest.example', items);
     expect(i.json).toEqual({ ok: true, created: 2, updated: 0, unchanged: 0, errors_count: 1, errors: [unknown] });
-    const { rows } = await p.db.query('SELECT barcode FROM public.products WHERE shop = ANY($1) ORDER BY shop, barcode', [['d27-bulk.example', 'd27-ingest.example']]);
+    const { rows } = await p.db.query('SELECT barcode FROM public.products WHERE shop = ANY($1) ORDER BY shop, barcode', [
+      ['d27-bulk.example', 'd27-ingest.example'],
+    ]);
     expect(rows.map((r) => r.barcode)).toEqual(['U1', 'U3', 'U1', 'U3']);
   });
 
   it('an unknown top-level field refuses the request with 400 `<field> is not allowed`', async () => {
-    const r = await post(`${p.url()}/api/ingest/products`, { shop: 'd27-top.example', products: [{ barcode: 'T', product_name: 'N' }], dry_run: true }, { 'x-ingest-secret': INGEST_SECRET });
+    const r = await post(
+      `${p.url()}/api/ingest/products`,
+      { shop: 'd27-top.example', products: [{ barcode: 'T', product_name: 'N' }], dry_run: true },
+      { 'x-ingest-secret': INGEST_SECRET },
+    );
     expect([r.status, r.json]).toEqual([400, { ok: false, error: 'dry_run is not allowed' }]);
     const { rows } = await p.db.query('SELECT 1 FROM public.products WHERE shop = $1', ['d27-top.example']);
     expect(rows).toEqual([]);
@@ -158,7 +170,17 @@ describe('POST /api/ingest/products (endpoint 2)', () => {
 
 describe('per-item types', () => {
   it('a barcode sent as a number is reported by type, not silently converted (leading zeros would be lost)', async () => {
-    const r = await post(`${p.url()}/api/ingest/products`, { shop: 'num.example', products: [{ barcode: 49012345, product_name: 'N' }, { barcode: 'S1', product_name: 'S' }] }, { 'x-ingest-secret': INGEST_SECRET });
+    const r = await post(
+      `${p.url()}/api/ingest/products`,
+      {
+        shop: 'num.example',
+        products: [
+          { barcode: 49012345, product_name: 'N' },
+          { barcode: 'S1', product_name: 'S' },
+        ],
+      },
+      { 'x-ingest-secret': INGEST_SECRET },
+    );
     expect(r.json).toMatchObject({ created: 1, errors_count: 1, errors: [{ barcode: '49012345', error: 'barcode must be string' }] });
   });
 });

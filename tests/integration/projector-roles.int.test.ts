@@ -27,13 +27,19 @@ describe('PROJECTOR_ROLES', () => {
     expect(p.projector!.scheduler).toBeNull();
     expect(p.projector!.pruner).toBeNull();
 
-    const r = await post(`${p.url()}/api/ingest/products`, { shop: 'roles.example', products: [{ barcode: 'R1', product_name: 'R1' }] }, { 'x-ingest-secret': INGEST_SECRET });
+    const r = await post(
+      `${p.url()}/api/ingest/products`,
+      { shop: 'roles.example', products: [{ barcode: 'R1', product_name: 'R1' }] },
+      { 'x-ingest-secret': INGEST_SECRET },
+    );
     expect(r.status).toBe(200);
     expect(await unpublished()).toBeGreaterThan(0); // the audit event waits for a relay
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await unpublished()).toBeGreaterThan(0);
 
-    others = await runProjector({ ...p.env, PROJECTOR_ROLES: 'relay,scheduler,pruner' }, silentLogger(), { fetchWaitMs: TEST_FETCH_WAIT_MS });
+    others = await runProjector({ ...p.env, PROJECTOR_ROLES: 'relay,scheduler,pruner' }, silentLogger(), {
+      fetchWaitMs: TEST_FETCH_WAIT_MS,
+    });
     expect(others.roles).toEqual(['relay', 'scheduler', 'pruner']);
     await waitFor(async () => (await unpublished()) === 0, 15_000, 'the relay-only process publishing the outbox');
     const ready = await others.readiness();

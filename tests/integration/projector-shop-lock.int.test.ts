@@ -16,7 +16,11 @@ beforeAll(async () => {
   const loc = await post(`${p.url()}/api/admin/locations`, { shop, locations: [{ name: 'Main' }] }, h);
   locationId = loc.json.locations[0].location_id;
   expect((await post(`${p.url()}/api/ingest/products`, { shop, products: [{ barcode: 'A', product_name: 'Apple' }] }, h)).status).toBe(200);
-  const set = await post(`${p.url()}/api/ingest/inventory-available`, { shop, source_system: 'pos', mode: 'absolute', location_id: locationId, lines: [{ barcode: 'A', available_qty: 10 }] }, h);
+  const set = await post(
+    `${p.url()}/api/ingest/inventory-available`,
+    { shop, source_system: 'pos', mode: 'absolute', location_id: locationId, lines: [{ barcode: 'A', available_qty: 10 }] },
+    h,
+  );
   expect(set.status, set.text).toBe(200);
   await p.stopProjector();
 });
@@ -31,10 +35,21 @@ describe('shop lock', () => {
       await a.query('BEGIN');
       await b.query('BEGIN');
       const at = (offset: number) => ({ topic: 'shop-lock-test', partition: 0, offset: String(offset) });
-      expect(await applyCommand(a, availableDeltaCommand(shop, locationId, [{ barcode: 'A', available_delta: -3 }]), at(1), { sideEffects: null })).toBe('applied');
-      const second = applyCommand(b, availableDeltaCommand(shop, locationId, [{ barcode: 'A', available_delta: -4 }]), at(2), { sideEffects: null });
+      expect(
+        await applyCommand(a, availableDeltaCommand(shop, locationId, [{ barcode: 'A', available_delta: -3 }]), at(1), {
+          sideEffects: null,
+        }),
+      ).toBe('applied');
+      const second = applyCommand(b, availableDeltaCommand(shop, locationId, [{ barcode: 'A', available_delta: -4 }]), at(2), {
+        sideEffects: null,
+      });
       await waitFor(
-        async () => (await p.db.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()`)).rows.length > 0,
+        async () =>
+          (
+            await p.db.query(
+              `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()`,
+            )
+          ).rows.length > 0,
         10_000,
         'the second transaction waiting on the shop lock',
       );

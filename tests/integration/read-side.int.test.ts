@@ -81,7 +81,10 @@ describe('agent_read catalog', () => {
          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname IN ('agent_read', 'sot', 'public', 'agent_runtime')`,
     );
-    const readable = rows.filter((r) => r.sel).map((r) => r.rel).sort();
+    const readable = rows
+      .filter((r) => r.sel)
+      .map((r) => r.rel)
+      .sort();
     expect(readable).toEqual(VIEWS.map((v) => `agent_read.${v}`));
     expect(rows.filter((r) => r.write)).toEqual([]);
   });
@@ -106,16 +109,22 @@ describe('registry views (D14)', () => {
        VALUES ($1, $2, 'pos_store_code', 'S001'), ($1, $2, 'wms_code', 'WH-1'), ($1, $2, 'pos_store_code', 'S000')`,
       [A, SHOP],
     );
-    await pool.query(`INSERT INTO sot.channels (channel_id, shop, name, created_at, updated_at, last_command_id) VALUES ($1, $2, 'Online store', $3, $3, $4)`, [
-      CH,
-      SHOP,
-      AT,
-      cmd,
-    ]);
+    await pool.query(
+      `INSERT INTO sot.channels (channel_id, shop, name, created_at, updated_at, last_command_id) VALUES ($1, $2, 'Online store', $3, $3, $4)`,
+      [CH, SHOP, AT, cmd],
+    );
   });
 
   it('agent_reader reads locations with their identifiers ([] when none), sorted by type and value', async () => {
-    const rows = await asReader(async (c) => (await c.query(`SELECT location_id, shop, name, identifiers, created_at, updated_at FROM agent_read.locations WHERE shop = $1 ORDER BY name`, [SHOP])).rows);
+    const rows = await asReader(
+      async (c) =>
+        (
+          await c.query(
+            `SELECT location_id, shop, name, identifiers, created_at, updated_at FROM agent_read.locations WHERE shop = $1 ORDER BY name`,
+            [SHOP],
+          )
+        ).rows,
+    );
     expect(rows).toEqual([
       { location_id: B, shop: SHOP, name: 'Chiba warehouse', identifiers: [], created_at: new Date(AT), updated_at: new Date(AT) },
       {
@@ -145,7 +154,9 @@ describe('registry views (D14)', () => {
         ).rows,
     );
     expect(found).toEqual([{ location_id: A, name: 'Shibuya store' }]);
-    const channels = await asReader(async (c) => (await c.query('SELECT channel_id, shop, name FROM agent_read.channels WHERE shop = $1', [SHOP])).rows);
+    const channels = await asReader(
+      async (c) => (await c.query('SELECT channel_id, shop, name FROM agent_read.channels WHERE shop = $1', [SHOP])).rows,
+    );
     expect(channels).toEqual([{ channel_id: CH, shop: SHOP, name: 'Online store' }]);
   });
 
@@ -172,7 +183,13 @@ function nodes(n: PlanNode): PlanNode[] {
  * its table. Parameters are bound, as a client sends them; times fall within the loaded data.
  */
 const LOOKUPS: Array<{ what: string; sql: string; params: unknown[]; table: string; index: string }> = [
-  { what: 'a product by barcode', table: 'public.products', index: 'products_shop_barcode_key', sql: 'SELECT * FROM agent_read.products WHERE shop = $1 AND barcode = $2', params: ['shop-07', '4900000000123'] },
+  {
+    what: 'a product by barcode',
+    table: 'public.products',
+    index: 'products_shop_barcode_key',
+    sql: 'SELECT * FROM agent_read.products WHERE shop = $1 AND barcode = $2',
+    params: ['shop-07', '4900000000123'],
+  },
   {
     what: "a shop's products, a page at a time",
     table: 'public.products',
@@ -326,7 +343,15 @@ const LOAD = [
                           ('00000000-0000-8000-8000-' || lpad(to_hex(i), 12, '0'))::uuid AS id,
                           ('00000000-0000-7000-8000-' || lpad(to_hex(i / 100), 12, '0'))::uuid AS cmd) x`,
 ];
-const BIG_TABLES = ['public.products', 'sot.inventory_levels', 'sot.inventory_daily_snapshots', 'sot.inventory_update_logs', 'public.product_update_logs', 'public.order_line_master', 'public.order_line_master_update_logs'];
+const BIG_TABLES = [
+  'public.products',
+  'sot.inventory_levels',
+  'sot.inventory_daily_snapshots',
+  'sot.inventory_update_logs',
+  'public.product_update_logs',
+  'public.order_line_master',
+  'public.order_line_master_update_logs',
+];
 
 describe(`documented lookups on ${PLAN_ROWS.toLocaleString('en')} rows per table`, () => {
   beforeAll(async () => {
@@ -341,12 +366,24 @@ describe(`documented lookups on ${PLAN_ROWS.toLocaleString('en')} rows per table
   }, 600_000);
 
   it.each(LOOKUPS)('$what: $index, no Seq Scan', async ({ sql, params, table, index }) => {
-    const plan = await asReader(async (c) => (await c.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${sql}`, params)).rows[0]?.['QUERY PLAN'][0]?.Plan);
+    const plan = await asReader(
+      async (c) =>
+        (await c.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${sql}`, params)).rows[0]?.['QUERY PLAN'][0]
+          ?.Plan,
+    );
     expect(plan).toBeDefined();
     const all = nodes(plan!);
-    const scans = all.filter((n) => n['Relation Name'] !== undefined || n['Index Name'] !== undefined).map((n) => `${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''}`.trim());
-    expect(all.filter((n) => n['Node Type'] === 'Seq Scan'), scans.join('\n')).toEqual([]);
-    expect(scans.some((s) => s.includes(index)), scans.join('\n')).toBe(true);
+    const scans = all
+      .filter((n) => n['Relation Name'] !== undefined || n['Index Name'] !== undefined)
+      .map((n) => `${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''}`.trim());
+    expect(
+      all.filter((n) => n['Node Type'] === 'Seq Scan'),
+      scans.join('\n'),
+    ).toEqual([]);
+    expect(
+      scans.some((s) => s.includes(index)),
+      scans.join('\n'),
+    ).toBe(true);
     // The index is on the looked-up table (a Bitmap Index Scan names no relation; its heap scan does).
     const { rows } = await pool.query<{ t: string }>(
       `SELECT n.nspname || '.' || c.relname AS t FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -357,7 +394,10 @@ describe(`documented lookups on ${PLAN_ROWS.toLocaleString('en')} rows per table
   });
 
   it('the loaded rows are there (the plans above are for tables of this size)', async () => {
-    const { rows } = await pool.query<{ n: number }>(`SELECT sum(reltuples)::bigint::int AS n FROM pg_class WHERE oid = ANY($1::regclass[])`, [BIG_TABLES]);
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT sum(reltuples)::bigint::int AS n FROM pg_class WHERE oid = ANY($1::regclass[])`,
+      [BIG_TABLES],
+    );
     expect(rows[0]?.n).toBeGreaterThanOrEqual(PLAN_ROWS * BIG_TABLES.length * 0.9);
   });
 });

@@ -40,29 +40,45 @@ describe('the projector /readyz and /healthz (issue 15 item 7)', () => {
     expect(await (await fetch(`${url}/metrics`)).text()).toContain('ingest_ready{check="database"} 0');
 
     await proxy.restore();
-    const ready = await waitFor(async () => {
-      const r = await get(`${url}/readyz`);
-      return r.status === 200 ? r : null;
-    }, 30_000, 'the projector ready');
+    const ready = await waitFor(
+      async () => {
+        const r = await get(`${url}/readyz`);
+        return r.status === 200 ? r : null;
+      },
+      30_000,
+      'the projector ready',
+    );
     expect(ready.json).toEqual({ ok: true, checks: { consumer: true, database: true, listen: true } });
 
     // It does its job: a command through a gateway is applied, and the partition reads 0 s behind.
     const gateway = await p.startGateway();
-    const r = await post(`http://127.0.0.1:${gateway.port}/api/ingest/products`, { shop: 'ready.example', products: [{ barcode: '1', product_name: 'x' }] }, { 'x-ingest-secret': INGEST_SECRET });
+    const r = await post(
+      `http://127.0.0.1:${gateway.port}/api/ingest/products`,
+      { shop: 'ready.example', products: [{ barcode: '1', product_name: 'x' }] },
+      { 'x-ingest-secret': INGEST_SECRET },
+    );
     expect(r.status).toBe(200);
-    const metrics = await waitFor(async () => {
-      const text = await (await fetch(`${url}/metrics`)).text();
-      return /projector_lag_seconds\{partition="\d+"\} 0\n/.test(text) ? text : null;
-    }, 10_000, 'the partition caught up');
+    const metrics = await waitFor(
+      async () => {
+        const text = await (await fetch(`${url}/metrics`)).text();
+        return /projector_lag_seconds\{partition="\d+"\} 0\n/.test(text) ? text : null;
+      },
+      10_000,
+      'the partition caught up',
+    );
     // (idle connections close after 10 s: only that the pool's series are there is certain)
     expect(metrics).toMatch(/db_pool_connections\{pool="projector",state="idle"\} \d+\n/);
     expect(metrics).toMatch(/db_pool_max_connections\{pool="projector"\} 10\n/);
 
     await proxy.cut('refuse');
-    const lost = await waitFor(async () => {
-      const x = await get(`${url}/readyz`);
-      return x.status === 503 ? x : null;
-    }, 10_000, 'the projector not ready');
+    const lost = await waitFor(
+      async () => {
+        const x = await get(`${url}/readyz`);
+        return x.status === 503 ? x : null;
+      },
+      10_000,
+      'the projector not ready',
+    );
     expect(lost.json).toMatchObject({ ok: false, checks: { database: false } });
     expect((await get(`${url}/healthz`)).status).toBe(200);
 

@@ -80,8 +80,13 @@ async function readTopic(expected: number, level?: string): Promise<Array<{ leve
 }
 
 const leaderPid = async (): Promise<number> =>
-  (await p.db.query<{ pid: number }>(`SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database
-      WHERE l.locktype = 'advisory' AND l.objid = $1 AND l.granted AND d.datname = current_database()`, [0x6f7574626f78 & 0xffffffff])).rows[0]!.pid;
+  (
+    await p.db.query<{ pid: number }>(
+      `SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+      WHERE l.locktype = 'advisory' AND l.objid = $1 AND l.granted AND d.datname = current_database()`,
+      [0x6f7574626f78 & 0xffffffff],
+    )
+  ).rows[0]!.pid;
 
 describe('one publisher (issue 11)', () => {
   it('a relay whose locked session is lost stops leading at once; the other takes over after the fence; each event leaves once, in seq order', async () => {
@@ -94,7 +99,11 @@ describe('one publisher (issue 11)', () => {
     await waitFor(async () => a.isLeader(), 10_000, 'relay A leading');
     const b = await relay(1500);
     await writeEvents('L1', 1, 10);
-    await waitFor(async () => (await pool.query('SELECT 1 FROM agent_runtime.outbox WHERE published_at IS NULL')).rows.length === 0, 10_000, 'A published');
+    await waitFor(
+      async () => (await pool.query('SELECT 1 FROM agent_runtime.outbox WHERE published_at IS NULL')).rows.length === 0,
+      10_000,
+      'A published',
+    );
     expect(b.isLeader()).toBe(false);
 
     // The database ends A's session (as a restart or a network fault would); A's process lives on.
@@ -102,7 +111,11 @@ describe('one publisher (issue 11)', () => {
     await waitFor(async () => aLines.some((l) => l.includes('outbox relay lost the lead')), 2000, 'A dropping the lead');
     await writeEvents('L1', 11, 10);
     await waitFor(async () => a.isLeader() || b.isLeader(), 15_000, 'a new leader');
-    await waitFor(async () => (await pool.query('SELECT 1 FROM agent_runtime.outbox WHERE published_at IS NULL')).rows.length === 0, 15_000, 'all published');
+    await waitFor(
+      async () => (await pool.query('SELECT 1 FROM agent_runtime.outbox WHERE published_at IS NULL')).rows.length === 0,
+      15_000,
+      'all published',
+    );
     expect([a.isLeader(), b.isLeader()].filter(Boolean)).toHaveLength(1);
 
     const events = await readTopic(20, 'L1');

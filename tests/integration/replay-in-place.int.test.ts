@@ -14,14 +14,23 @@ import { mixedWorkload } from '../support/workload.ts';
 let p: TestPipeline;
 let reader: Pool;
 const h = { 'x-ingest-secret': INGEST_SECRET };
-const VIEWS = ['products', 'product_update_logs', 'inventory_levels', 'inventory_daily_snapshots', 'inventory_update_logs', 'order_line_master', 'order_line_master_update_logs'];
+const VIEWS = [
+  'products',
+  'product_update_logs',
+  'inventory_levels',
+  'inventory_daily_snapshots',
+  'inventory_update_logs',
+  'order_line_master',
+  'order_line_master_update_logs',
+];
 
 type Digests = Record<string, { n: number; digest: string }>;
 
 /** Every agent_read view's row count and content digest, in one statement (one snapshot). */
 async function viewDigests(pool: Pool): Promise<Digests> {
   const sql = VIEWS.map(
-    (v) => `SELECT '${v}' AS view, count(*)::int AS n, coalesce(md5(string_agg(h, '' ORDER BY h)), '') AS digest FROM (SELECT md5(t::text) AS h FROM agent_read.${v} t) x`,
+    (v) =>
+      `SELECT '${v}' AS view, count(*)::int AS n, coalesce(md5(string_agg(h, '' ORDER BY h)), '') AS digest FROM (SELECT md5(t::text) AS h FROM agent_read.${v} t) x`,
   ).join(' UNION ALL ');
   const { rows } = await pool.query<{ view: string; n: number; digest: string }>(sql);
   return Object.fromEntries(rows.map((r) => [r.view, { n: r.n, digest: r.digest }]));
@@ -78,7 +87,9 @@ async function shape(): Promise<unknown[]> {
 }
 
 async function schemas(): Promise<string[]> {
-  const { rows } = await p.db.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE nspname = 'rebuild' OR nspname LIKE 'retired_%'`);
+  const { rows } = await p.db.query<{ name: string }>(
+    `SELECT nspname AS name FROM pg_namespace WHERE nspname = 'rebuild' OR nspname LIKE 'retired_%'`,
+  );
   return rows.map((r) => r.name);
 }
 
@@ -87,7 +98,8 @@ async function topicEnds(): Promise<string[]> {
   await admin.connect();
   try {
     const out: string[] = [];
-    for (const t of [p.topics.audit, p.topics.stockZero, p.topics.stockRestored]) out.push(...(await admin.fetchTopicOffsets(t)).map((o) => `${t}/${o.partition}:${o.high}`));
+    for (const t of [p.topics.audit, p.topics.stockZero, p.topics.stockRestored])
+      out.push(...(await admin.fetchTopicOffsets(t)).map((o) => `${t}/${o.partition}:${o.high}`));
     return out;
   } finally {
     await admin.disconnect();
@@ -105,7 +117,12 @@ const rebuild = (extra: Partial<RebuildOptions> = {}) =>
   });
 
 const outboxCount = async () => (await p.db.query('SELECT count(*)::int AS n FROM agent_runtime.outbox')).rows[0].n as number;
-const allPublished = () => waitFor(async () => (await p.db.query('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL')).rows[0].n === 0, 30_000, 'outbox drained');
+const allPublished = () =>
+  waitFor(
+    async () => (await p.db.query('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL')).rows[0].n === 0,
+    30_000,
+    'outbox drained',
+  );
 
 beforeAll(async () => {
   p = await startPipeline({ env: { DAILY_SNAPSHOT_CHECK_MS: '3600000' } });
@@ -128,7 +145,12 @@ describe('in-place rebuild with an atomic swap (D26)', () => {
       // Hold the swap until a reader is queued behind its locks: that read spans the swap.
       onLocked: async () => {
         blockedReaders = await waitFor(
-          async () => (await p.db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'test-reader' AND wait_event_type = 'Lock'`)).rows[0].n,
+          async () =>
+            (
+              await p.db.query(
+                `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'test-reader' AND wait_event_type = 'Lock'`,
+              )
+            ).rows[0].n,
           10_000,
           'a reader waiting on the swap',
         );
@@ -150,7 +172,9 @@ describe('in-place rebuild with an atomic swap (D26)', () => {
     expect(await schemas()).toEqual([]);
     // ...with the same columns, defaults, keys, indexes, foreign keys, storage options and grants.
     expect(await shape()).toEqual(shapeBefore);
-    expect((shapeBefore as Array<{ table: string; reloptions: string[] | null }>).find((t) => t.table === 'sot.inventory_levels')?.reloptions).toEqual(['fillfactor=80']);
+    expect(
+      (shapeBefore as Array<{ table: string; reloptions: string[] | null }>).find((t) => t.table === 'sot.inventory_levels')?.reloptions,
+    ).toEqual(['fillfactor=80']);
     // No outbox rows, no events: they were published live.
     expect(await outboxCount()).toBe(outbox);
     expect(await topicEnds()).toEqual(ends);
@@ -158,15 +182,31 @@ describe('in-place rebuild with an atomic swap (D26)', () => {
 
   it('after the swap the live path carries on in the rebuilt tables, with its projection state', async () => {
     const shop = 'inplace-a.example';
-    const levels = async () => (await p.db.query(`SELECT barcode, location_id, available_qty FROM sot.inventory_levels WHERE shop = $1 ORDER BY 1, 2`, [shop])).rows;
+    const levels = async () =>
+      (await p.db.query(`SELECT barcode, location_id, available_qty FROM sot.inventory_levels WHERE shop = $1 ORDER BY 1, 2`, [shop])).rows;
     const locations = (await p.db.query(`SELECT location_id FROM sot.locations WHERE shop = $1 AND name = 'Main'`, [shop])).rows;
     const l1 = locations[0].location_id as string;
     const was = await levels();
     // The idempotency key k1 was used before the rebuild: the rebuilt state still knows it.
-    const resend = await post(`${p.url()}/api/ingest/inventory-available`, { shop, source_system: 'pos', mode: 'delta', location_id: l1, idempotency_key: 'k1', lines: [{ barcode: 'A', available_delta: -7 }] }, h);
+    const resend = await post(
+      `${p.url()}/api/ingest/inventory-available`,
+      { shop, source_system: 'pos', mode: 'delta', location_id: l1, idempotency_key: 'k1', lines: [{ barcode: 'A', available_delta: -7 }] },
+      h,
+    );
     expect(resend.status).toBe(200);
     expect(await levels()).toEqual(was);
-    const fresh = await post(`${p.url()}/api/ingest/inventory-available`, { shop, source_system: 'pos', mode: 'delta', location_id: l1, idempotency_key: 'after-swap', lines: [{ barcode: 'A', available_delta: 1 }] }, h);
+    const fresh = await post(
+      `${p.url()}/api/ingest/inventory-available`,
+      {
+        shop,
+        source_system: 'pos',
+        mode: 'delta',
+        location_id: l1,
+        idempotency_key: 'after-swap',
+        lines: [{ barcode: 'A', available_delta: 1 }],
+      },
+      h,
+    );
     expect(fresh.status, fresh.text).toBe(200);
     const a = (await levels()).find((r) => r.barcode === 'A' && r.location_id === l1);
     const aWas = was.find((r) => r.barcode === 'A' && r.location_id === l1);
@@ -191,7 +231,9 @@ describe('in-place rebuild with an atomic swap (D26)', () => {
     const second = await rebuild({ resume: true, keepRetired: true });
     expect(second).toMatchObject({ complete: true, swapped: true });
     expect(second.retired).toMatch(/^retired_\d{8}_\d{6}$/);
-    expect(first.applied + second.applied).toBe((await p.db.query('SELECT count(*)::int AS n FROM agent_runtime.processed_commands')).rows[0].n);
+    expect(first.applied + second.applied).toBe(
+      (await p.db.query('SELECT count(*)::int AS n FROM agent_runtime.processed_commands')).rows[0].n,
+    );
     expect(await viewDigests(reader)).toEqual(before);
     expect(await schemas()).toEqual([second.retired]);
     await p.db.query(`DROP SCHEMA ${second.retired} CASCADE`);
@@ -223,33 +265,60 @@ describe('in-place rebuild with an atomic swap (D26)', () => {
   });
 
   it('refuses a live database projected from another log (offsets past the end of this one), instead of waiting forever', async () => {
-    const saved = await p.db.query(`SELECT * FROM agent_runtime.projector_checkpoints WHERE projector = 'live' AND kafka_topic = $1 AND kafka_partition = 0`, [p.topics.commands]);
+    const saved = await p.db.query(
+      `SELECT * FROM agent_runtime.projector_checkpoints WHERE projector = 'live' AND kafka_topic = $1 AND kafka_partition = 0`,
+      [p.topics.commands],
+    );
     await p.db.query(
       `INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset) VALUES ('live', $1, 0, 1000001)
        ON CONFLICT (projector, kafka_topic, kafka_partition) DO UPDATE SET next_offset = EXCLUDED.next_offset`,
       [p.topics.commands],
     );
     try {
-      await expect(rebuild()).rejects.toThrow(/projected offsets past the end of the command log .* \(partition 0: 1000001 > \d+\): it was projected from another log/);
+      await expect(rebuild()).rejects.toThrow(
+        /projected offsets past the end of the command log .* \(partition 0: 1000001 > \d+\): it was projected from another log/,
+      );
     } finally {
-      await p.db.query(`DELETE FROM agent_runtime.projector_checkpoints WHERE projector = 'live' AND kafka_topic = $1 AND kafka_partition = 0`, [p.topics.commands]);
+      await p.db.query(
+        `DELETE FROM agent_runtime.projector_checkpoints WHERE projector = 'live' AND kafka_topic = $1 AND kafka_partition = 0`,
+        [p.topics.commands],
+      );
       for (const r of saved.rows)
-        await p.db.query('INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset) VALUES ($1, $2, $3, $4)', [r.projector, r.kafka_topic, r.kafka_partition, r.next_offset]);
+        await p.db.query(
+          'INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset) VALUES ($1, $2, $3, $4)',
+          [r.projector, r.kafka_topic, r.kafka_partition, r.next_offset],
+        );
       await p.db.query('DROP SCHEMA IF EXISTS rebuild CASCADE');
     }
   });
 
   it('with the live pipeline under load during the rebuild: views only grow, and every command lands exactly once', async () => {
     const shop = 'inplace-load.example';
-    await post(`${p.url()}/api/admin/locations`, { shop, locations: [{ name: 'Main', identifiers: [{ identifier_type: 'pos', identifier_value: 'load-1' }] }] }, h);
+    await post(
+      `${p.url()}/api/admin/locations`,
+      { shop, locations: [{ name: 'Main', identifiers: [{ identifier_type: 'pos', identifier_value: 'load-1' }] }] },
+      h,
+    );
     let sending = true;
     const statuses: number[] = [];
     const traffic = (async () => {
       for (let i = 0; sending; i++) {
-        const products = await post(`${p.url()}/api/ingest/products`, { shop, products: [{ barcode: `P${i}`, product_name: `Item ${i}`, current_price: 100 + i }] }, h);
+        const products = await post(
+          `${p.url()}/api/ingest/products`,
+          { shop, products: [{ barcode: `P${i}`, product_name: `Item ${i}`, current_price: 100 + i }] },
+          h,
+        );
         const snapshot = await post(
           `${p.url()}/api/ingest/inventory-snapshot`,
-          { shop, source_system: 'pos', location: { identifier_type: 'pos', identifier_value: 'load-1' }, lines: [{ barcode: `P${i}`, on_hand_qty: i % 3 }, { barcode: 'P0', on_hand_qty: i % 2 }] },
+          {
+            shop,
+            source_system: 'pos',
+            location: { identifier_type: 'pos', identifier_value: 'load-1' },
+            lines: [
+              { barcode: `P${i}`, on_hand_qty: i % 3 },
+              { barcode: 'P0', on_hand_qty: i % 2 },
+            ],
+          },
           h,
         );
         statuses.push(products.status, snapshot.status);
@@ -277,7 +346,12 @@ describe('in-place rebuild with an atomic swap (D26)', () => {
     const url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, inject('templateDatabase'));
     const scratch = createPool({ connectionString: url, max: 4 });
     try {
-      await replayCommandLog({ pool: scratch, kafka: createKafka({ brokers: p.brokers, clientId: `test-${p.id}-check` }), schemas: new SchemaRegistry(), topic: p.topics.commands });
+      await replayCommandLog({
+        pool: scratch,
+        kafka: createKafka({ brokers: p.brokers, clientId: `test-${p.id}-check` }),
+        schemas: new SchemaRegistry(),
+        topic: p.topics.commands,
+      });
       for (const t of await compareReadModels(p.databaseUrl, url)) expect(t, t.table).toMatchObject({ identical: true });
     } finally {
       await scratch.end();

@@ -34,7 +34,13 @@ afterAll(async () => {
 });
 
 const replay = (pool: Pool, extra: Partial<Parameters<typeof replayCommandLog>[0]> = {}) =>
-  replayCommandLog({ pool, kafka: createKafka({ brokers: p.brokers, clientId: `test-${p.id}-replay` }), schemas: new SchemaRegistry(), topic: p.topics.commands, ...extra });
+  replayCommandLog({
+    pool,
+    kafka: createKafka({ brokers: p.brokers, clientId: `test-${p.id}-replay` }),
+    schemas: new SchemaRegistry(),
+    topic: p.topics.commands,
+    ...extra,
+  });
 
 describe('replay into a scratch database (D26)', () => {
   it('reproduces every table of the live read model exactly, ids included (D3)', async () => {
@@ -45,7 +51,14 @@ describe('replay into a scratch database (D26)', () => {
     const tables = await compareReadModels(p.databaseUrl, s.url);
     for (const t of tables) expect(t, t.table).toMatchObject({ identical: true, onlyLive: [], onlyScratch: [], different: [] });
     const rows = Object.fromEntries(tables.map((t) => [t.table, t.liveRows]));
-    for (const table of ['public.products', 'sot.inventory_levels', 'sot.inventory_update_logs', 'public.order_line_master', 'public.order_line_master_update_logs', 'sot.inventory_daily_snapshots'])
+    for (const table of [
+      'public.products',
+      'sot.inventory_levels',
+      'sot.inventory_update_logs',
+      'public.order_line_master',
+      'public.order_line_master_update_logs',
+      'sot.inventory_daily_snapshots',
+    ])
       expect(rows[table], table).toBeGreaterThan(0);
   });
 

@@ -39,9 +39,19 @@ describe('bounded state (issue 11)', () => {
     const shop = `retention-${randomUUID().slice(0, 6)}.example`;
     const sent = [];
     for (let i = 0; i < 5; i++)
-      sent.push(await post(`${p.url()}/api/ingest/products`, { shop, products: [{ barcode: `R${i}`, product_name: 'x' }] }, { ...ING, Prefer: 'respond-async' }));
+      sent.push(
+        await post(
+          `${p.url()}/api/ingest/products`,
+          { shop, products: [{ barcode: `R${i}`, product_name: 'x' }] },
+          { ...ING, Prefer: 'respond-async' },
+        ),
+      );
     for (const r of sent) await waitFor(async () => (await get(`${p.url()}${r.json.result_url}`, ING)).status === 200, 15_000, 'applied');
-    await waitFor(async () => (await count('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL')) === 0, 15_000, 'published');
+    await waitFor(
+      async () => (await count('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL')) === 0,
+      15_000,
+      'published',
+    );
     const logsBefore = await count('SELECT count(*)::int AS n FROM public.product_update_logs WHERE shop = $1', [shop]);
     const xminBefore = (await p.db.query(`SELECT barcode, xmin::text FROM public.products WHERE shop = $1 ORDER BY barcode`, [shop])).rows;
     expect(logsBefore).toBe(5);
@@ -71,7 +81,9 @@ describe('bounded state (issue 11)', () => {
       await waitFor(async () => Object.values(await fresh.readiness()).every(Boolean), 30_000, 'the new projector ready');
       await waitFor(() => committedEverywhere(groupId), 30_000, 'the new group at the end of the log');
       expect(await count('SELECT count(*)::int AS n FROM public.product_update_logs WHERE shop = $1', [shop])).toBe(logsBefore);
-      expect((await p.db.query(`SELECT barcode, xmin::text FROM public.products WHERE shop = $1 ORDER BY barcode`, [shop])).rows).toEqual(xminBefore);
+      expect((await p.db.query(`SELECT barcode, xmin::text FROM public.products WHERE shop = $1 ORDER BY barcode`, [shop])).rows).toEqual(
+        xminBefore,
+      );
       expect(await count('SELECT count(*)::int AS n FROM agent_runtime.outbox')).toBe(0);
       expect(await count('SELECT count(*)::int AS n FROM agent_runtime.processed_commands')).toBe(0);
     } finally {

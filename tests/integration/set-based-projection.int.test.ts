@@ -42,7 +42,8 @@ const TABLES = [
 
 async function rows(pool: Pool): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
-  for (const [table, key] of TABLES) out[table] = (await pool.query(`SELECT t::text AS r FROM ${table} t ORDER BY ${key}`)).rows.map((r) => r.r as string);
+  for (const [table, key] of TABLES)
+    out[table] = (await pool.query(`SELECT t::text AS r FROM ${table} t ORDER BY ${key}`)).rows.map((r) => r.r as string);
   return out;
 }
 
@@ -80,10 +81,22 @@ const location = fc.constantFrom<LocationRef>(
   { location_id: '01900000-0000-7000-8000-0000000000ff' },
 );
 // A few as-of times, so that later commands are often stale against earlier ones (D15b).
-const asOf = fc.constantFrom('2026-11-02T01:00:00.000Z', '2026-11-02T02:00:00.000Z', '2026-11-02T03:00:00.000Z', '2026-11-03T01:00:00.000Z');
-const optional = <T,>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
+const asOf = fc.constantFrom(
+  '2026-11-02T01:00:00.000Z',
+  '2026-11-02T02:00:00.000Z',
+  '2026-11-02T03:00:00.000Z',
+  '2026-11-03T01:00:00.000Z',
+);
+const optional = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 const snapshotLine = fc
-  .record({ barcode, on_hand_qty: qty, available_qty: optional(qty), allocated_qty: optional(qty), reserved_qty: optional(qty), incoming_qty: optional(qty) })
+  .record({
+    barcode,
+    on_hand_qty: qty,
+    available_qty: optional(qty),
+    allocated_qty: optional(qty),
+    reserved_qty: optional(qty),
+    incoming_qty: optional(qty),
+  })
   .map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined)) as { barcode: string; on_hand_qty: number });
 
 const partialQty = (a: fc.Arbitrary<number>) =>
@@ -91,18 +104,28 @@ const partialQty = (a: fc.Arbitrary<number>) =>
 
 type Body = { kind: InventoryCommand['kind']; asOf: string; key?: string; payload: InventoryCommand['payload'] };
 const body: fc.Arbitrary<Body> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ location, asOf, lines: fc.array(snapshotLine, { minLength: 1, maxLength: 6 }) }).map((s) => ({
+  {
+    weight: 4,
+    arbitrary: fc.record({ location, asOf, lines: fc.array(snapshotLine, { minLength: 1, maxLength: 6 }) }).map((s) => ({
       kind: 'inventory.snapshot' as const,
       asOf: s.asOf,
       // D16: the business date of the as-of (Asia/Tokyo in the default settings; any fixed mapping does here)
       payload: { location: s.location, snapshot_date: s.asOf.slice(0, 10), lines: s.lines },
-    })) },
-  fc.record({ location, asOf, key: optional(fc.constantFrom('k1', 'k2')), lines: fc.array(fc.record({ barcode, available_delta: delta }), { minLength: 1, maxLength: 4 }) }).map((s) => ({
-    kind: 'inventory.available' as const,
-    asOf: s.asOf,
-    ...(s.key ? { key: s.key } : {}),
-    payload: { mode: 'delta' as const, location: s.location, lines: s.lines },
-  })),
+    })),
+  },
+  fc
+    .record({
+      location,
+      asOf,
+      key: optional(fc.constantFrom('k1', 'k2')),
+      lines: fc.array(fc.record({ barcode, available_delta: delta }), { minLength: 1, maxLength: 4 }),
+    })
+    .map((s) => ({
+      kind: 'inventory.available' as const,
+      asOf: s.asOf,
+      ...(s.key ? { key: s.key } : {}),
+      payload: { mode: 'delta' as const, location: s.location, lines: s.lines },
+    })),
   fc.record({ location, asOf, lines: fc.array(fc.record({ barcode, available_qty: qty }), { minLength: 1, maxLength: 4 }) }).map((s) => ({
     kind: 'inventory.available' as const,
     asOf: s.asOf,
@@ -145,29 +168,37 @@ function command(b: Body, n: number): InventoryCommand {
 
 describe('set-based projection equals the deciders (issue 13)', () => {
   it('agent_runtime.log_id derives the ids of ids.ts logId (D3)', async () => {
-    const ids = [['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 0], ['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 9_999], ['01900000-0000-7000-8000-000000000001', 262_200]] as const;
+    const ids = [
+      ['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 0],
+      ['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 9_999],
+      ['01900000-0000-7000-8000-000000000001', 262_200],
+    ] as const;
     for (const [c, n] of ids) {
       const { rows: r } = await setBased.query<{ id: string }>('SELECT agent_runtime.log_id($1, $2)::text AS id', [c, n]);
       expect(r[0]!.id).toBe(logId(c, n));
     }
   });
 
-  it('random command sequences give identical replies, events and rows', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(body, { minLength: 1, maxLength: 8 }), async (bodies) => {
-        await reset(decider);
-        await reset(setBased);
-        for (const [i, b] of bodies.entries()) {
-          const c = command(b, i + 1);
-          const expected = await withTransaction(decider, (tx) => projectInventory(tx, c, { setBased: false }));
-          const actual = await withTransaction(setBased, (tx) => projectInventory(tx, c, { setBased: true }));
-          expect(actual.reply, `reply of command ${i + 1} (${c.kind})`).toEqual(expected.reply);
-          expect(JSON.stringify(actual.reply.body), 'key order of the stored reply').toBe(JSON.stringify(expected.reply.body));
-          expect(actual.events, `events of command ${i + 1}`).toEqual(expected.events);
-        }
-        expect(await rows(setBased)).toEqual(await rows(decider));
-      }),
-      { numRuns: RUNS, seed: SEED },
-    );
-  }, Math.max(120_000, RUNS * 2_000));
+  it(
+    'random command sequences give identical replies, events and rows',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(body, { minLength: 1, maxLength: 8 }), async (bodies) => {
+          await reset(decider);
+          await reset(setBased);
+          for (const [i, b] of bodies.entries()) {
+            const c = command(b, i + 1);
+            const expected = await withTransaction(decider, (tx) => projectInventory(tx, c, { setBased: false }));
+            const actual = await withTransaction(setBased, (tx) => projectInventory(tx, c, { setBased: true }));
+            expect(actual.reply, `reply of command ${i + 1} (${c.kind})`).toEqual(expected.reply);
+            expect(JSON.stringify(actual.reply.body), 'key order of the stored reply').toBe(JSON.stringify(expected.reply.body));
+            expect(actual.events, `events of command ${i + 1}`).toEqual(expected.events);
+          }
+          expect(await rows(setBased)).toEqual(await rows(decider));
+        }),
+        { numRuns: RUNS, seed: SEED },
+      );
+    },
+    Math.max(120_000, RUNS * 2_000),
+  );
 });

@@ -31,7 +31,10 @@ let events: TopicCollector;
 let sink: MessageSink;
 const schemas = new SchemaRegistry();
 const validate = schemas.validator<Record<string, unknown>>('events/stock-level-event.json');
-const schemaFile = JSON.parse(readFileSync(join(SCHEMAS_DIR, 'events/stock-level-event.json'), 'utf8')) as { required: string[]; properties: object };
+const schemaFile = JSON.parse(readFileSync(join(SCHEMAS_DIR, 'events/stock-level-event.json'), 'utf8')) as {
+  required: string[];
+  properties: object;
+};
 
 beforeAll(async () => {
   p = await startPipeline({ env: { ...INVENTORY_ENV, PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL } });
@@ -66,7 +69,13 @@ async function sentinel(shop: string, loc: string): Promise<void> {
   const barcode = `SENTINEL-${++sentinels}`;
   await newProducts(p, shop, [barcode]);
   for (const available_qty of [1, 0, 1]) {
-    const r = await available(p, { shop, source_system: 'sentinel', mode: 'absolute', location_id: loc, lines: [{ barcode, available_qty }] });
+    const r = await available(p, {
+      shop,
+      source_system: 'sentinel',
+      mode: 'absolute',
+      location_id: loc,
+      lines: [{ barcode, available_qty }],
+    });
     expect(r.status, r.text).toBe(200);
   }
   await events.waitFor((m) => m.topic === p.topics.stockZero && forLevel(shop, barcode, loc)(m), `sentinel stock_zero of ${shop}`);
@@ -120,8 +129,20 @@ describe('stock_zero and stock_restored from each endpoint', () => {
     const t0 = '2026-11-21T01:00:00.000Z';
     const t1 = '2026-11-21T01:05:00.000Z';
     const t2 = '2026-11-21T01:10:00.000Z';
-    await levels(p, { shop, source_system: 'wms', mode: 'absolute', inventory_as_of: t0, lines: [{ barcode: 'A', location_id: loc, on_hand_qty: 6, available_qty: 5 }] });
-    const z = await levels(p, { shop, source_system: 'wms', mode: 'delta', inventory_as_of: t1, lines: [{ barcode: 'A', location_id: loc, available_delta: -5 }] });
+    await levels(p, {
+      shop,
+      source_system: 'wms',
+      mode: 'absolute',
+      inventory_as_of: t0,
+      lines: [{ barcode: 'A', location_id: loc, on_hand_qty: 6, available_qty: 5 }],
+    });
+    const z = await levels(p, {
+      shop,
+      source_system: 'wms',
+      mode: 'delta',
+      inventory_as_of: t1,
+      lines: [{ barcode: 'A', location_id: loc, available_delta: -5 }],
+    });
     expect(z.json.stock_zero).toEqual([{ barcode: 'A', location_id: loc }]);
     const zeroCommand = await lastCommandId(p, shop, 'inventory.levels');
     const zero = await events.waitFor((m) => m.topic === p.topics.stockZero && forLevel(shop, 'A', loc)(m), 'stock_zero of endpoint 3');
@@ -141,8 +162,17 @@ describe('stock_zero and stock_restored from each endpoint', () => {
     expect(Date.parse(zero.value.occurred_at)).toBe(Date.parse(t1));
     expect(zero.value.change_type).toBe(await logChangeType(shop, zero));
 
-    await levels(p, { shop, source_system: 'wms', mode: 'absolute', inventory_as_of: t2, lines: [{ barcode: 'A', location_id: loc, available_qty: 2 }] });
-    const back = await events.waitFor((m) => m.topic === p.topics.stockRestored && forLevel(shop, 'A', loc)(m), 'stock_restored of endpoint 3');
+    await levels(p, {
+      shop,
+      source_system: 'wms',
+      mode: 'absolute',
+      inventory_as_of: t2,
+      lines: [{ barcode: 'A', location_id: loc, available_qty: 2 }],
+    });
+    const back = await events.waitFor(
+      (m) => m.topic === p.topics.stockRestored && forLevel(shop, 'A', loc)(m),
+      'stock_restored of endpoint 3',
+    );
     await expectWellFormed(back, 'stock_restored', shop);
     expect(back.value).toMatchObject({ previous_available_qty: 0, available_qty: 2, on_hand_qty: 6, change_type: 'levels_set', seq: 2 });
     expect(Date.parse(back.value.occurred_at)).toBe(Date.parse(t2));
@@ -157,18 +187,34 @@ describe('stock_zero and stock_restored from each endpoint', () => {
   it('endpoint 4 (snapshot): >0 -> 0 emits stock_zero with change_type snapshot; back above 0 emits stock_restored', async () => {
     const { shop, loc } = await setup('ep4');
     const snap = (on_hand_qty: number, asOf: string, extra: Record<string, number> = {}) =>
-      snapshot(p, { shop, source_system: 'pos', location_id: loc, inventory_as_of: asOf, lines: [{ barcode: 'B', on_hand_qty, ...extra }] });
+      snapshot(p, {
+        shop,
+        source_system: 'pos',
+        location_id: loc,
+        inventory_as_of: asOf,
+        lines: [{ barcode: 'B', on_hand_qty, ...extra }],
+      });
     await snap(4, '2026-11-21T02:00:00.000Z');
     await snap(0, '2026-11-21T02:01:00.000Z');
     const zero = await events.waitFor((m) => m.topic === p.topics.stockZero && forLevel(shop, 'B', loc)(m), 'stock_zero of endpoint 4');
     await expectWellFormed(zero, 'stock_zero', shop);
-    expect(zero.value).toMatchObject({ previous_available_qty: 4, available_qty: 0, on_hand_qty: 0, change_type: 'snapshot', source_system: 'pos', seq: 1 });
+    expect(zero.value).toMatchObject({
+      previous_available_qty: 4,
+      available_qty: 0,
+      on_hand_qty: 0,
+      change_type: 'snapshot',
+      source_system: 'pos',
+      seq: 1,
+    });
     expect(Date.parse(zero.value.occurred_at)).toBe(Date.parse('2026-11-21T02:01:00.000Z'));
     expect(zero.value.change_type).toBe(await logChangeType(shop, zero));
     // on_hand above 0 but available_qty 0: still out of stock, no event. Then available above 0: restored.
     await snap(3, '2026-11-21T02:02:00.000Z', { available_qty: 0 });
     await snap(3, '2026-11-21T02:03:00.000Z');
-    const back = await events.waitFor((m) => m.topic === p.topics.stockRestored && forLevel(shop, 'B', loc)(m), 'stock_restored of endpoint 4');
+    const back = await events.waitFor(
+      (m) => m.topic === p.topics.stockRestored && forLevel(shop, 'B', loc)(m),
+      'stock_restored of endpoint 4',
+    );
     await expectWellFormed(back, 'stock_restored', shop);
     expect(back.value).toMatchObject({ previous_available_qty: 0, available_qty: 3, on_hand_qty: 3, change_type: 'snapshot', seq: 2 });
     expect(Date.parse(back.value.occurred_at)).toBe(Date.parse('2026-11-21T02:03:00.000Z'));
@@ -181,15 +227,46 @@ describe('stock_zero and stock_restored from each endpoint', () => {
 
   it('endpoint 5 (available): a clamped delta to 0 emits stock_zero (available_delta); an absolute set above 0 emits stock_restored (available_set)', async () => {
     const { shop, loc } = await setup('ep5');
-    await available(p, { shop, source_system: 'ec', mode: 'absolute', location_id: loc, inventory_as_of: '2026-11-21T03:00:00.000Z', lines: [{ barcode: 'C', available_qty: 6 }] });
-    await available(p, { shop, source_system: 'ec', mode: 'delta', location_id: loc, inventory_as_of: '2026-11-21T03:01:00.000Z', lines: [{ barcode: 'C', available_delta: -10 }] });
+    await available(p, {
+      shop,
+      source_system: 'ec',
+      mode: 'absolute',
+      location_id: loc,
+      inventory_as_of: '2026-11-21T03:00:00.000Z',
+      lines: [{ barcode: 'C', available_qty: 6 }],
+    });
+    await available(p, {
+      shop,
+      source_system: 'ec',
+      mode: 'delta',
+      location_id: loc,
+      inventory_as_of: '2026-11-21T03:01:00.000Z',
+      lines: [{ barcode: 'C', available_delta: -10 }],
+    });
     const zero = await events.waitFor((m) => m.topic === p.topics.stockZero && forLevel(shop, 'C', loc)(m), 'stock_zero of endpoint 5');
     await expectWellFormed(zero, 'stock_zero', shop);
-    expect(zero.value).toMatchObject({ previous_available_qty: 6, available_qty: 0, on_hand_qty: 0, change_type: 'available_delta', source_system: 'ec', seq: 1 });
+    expect(zero.value).toMatchObject({
+      previous_available_qty: 6,
+      available_qty: 0,
+      on_hand_qty: 0,
+      change_type: 'available_delta',
+      source_system: 'ec',
+      seq: 1,
+    });
     expect(Date.parse(zero.value.occurred_at)).toBe(Date.parse('2026-11-21T03:01:00.000Z'));
     expect(zero.value.change_type).toBe(await logChangeType(shop, zero));
-    await available(p, { shop, source_system: 'ec', mode: 'absolute', location_id: loc, inventory_as_of: '2026-11-21T03:02:00.000Z', lines: [{ barcode: 'C', available_qty: 1 }] });
-    const back = await events.waitFor((m) => m.topic === p.topics.stockRestored && forLevel(shop, 'C', loc)(m), 'stock_restored of endpoint 5');
+    await available(p, {
+      shop,
+      source_system: 'ec',
+      mode: 'absolute',
+      location_id: loc,
+      inventory_as_of: '2026-11-21T03:02:00.000Z',
+      lines: [{ barcode: 'C', available_qty: 1 }],
+    });
+    const back = await events.waitFor(
+      (m) => m.topic === p.topics.stockRestored && forLevel(shop, 'C', loc)(m),
+      'stock_restored of endpoint 5',
+    );
     await expectWellFormed(back, 'stock_restored', shop);
     expect(back.value).toMatchObject({ previous_available_qty: 0, available_qty: 1, change_type: 'available_set', seq: 2 });
     expect(back.value.change_type).toBe(await logChangeType(shop, back));
@@ -199,10 +276,27 @@ describe('stock_zero and stock_restored from each endpoint', () => {
 describe('what does not emit, and seq', () => {
   it('a level created by a write emits nothing, whatever its value; writes that keep available_qty at 0 or above 0 emit nothing', async () => {
     const { shop, loc } = await setup('created', ['A', 'B', 'C', 'D']);
-    await snapshot(p, { shop, source_system: 'pos', location_id: loc, lines: [{ barcode: 'A', on_hand_qty: 0 }, { barcode: 'B', on_hand_qty: 5 }] });
+    await snapshot(p, {
+      shop,
+      source_system: 'pos',
+      location_id: loc,
+      lines: [
+        { barcode: 'A', on_hand_qty: 0 },
+        { barcode: 'B', on_hand_qty: 5 },
+      ],
+    });
     await available(p, { shop, source_system: 'ec', mode: 'absolute', location_id: loc, lines: [{ barcode: 'C', available_qty: 0 }] });
     await levels(p, { shop, source_system: 'wms', mode: 'delta', lines: [{ barcode: 'D', location_id: loc, available_delta: -3 }] });
-    await available(p, { shop, source_system: 'ec', mode: 'delta', location_id: loc, lines: [{ barcode: 'B', available_delta: -2 }, { barcode: 'A', available_delta: -1 }] });
+    await available(p, {
+      shop,
+      source_system: 'ec',
+      mode: 'delta',
+      location_id: loc,
+      lines: [
+        { barcode: 'B', available_delta: -2 },
+        { barcode: 'A', available_delta: -1 },
+      ],
+    });
     await sentinel(shop, loc);
     const mine = events.messages.filter((m) => m.value.shop === shop && !isSentinel(m));
     expect(mine).toEqual([]);
@@ -227,7 +321,15 @@ describe('what does not emit, and seq', () => {
     });
     await available(p, { shop, source_system: 'ec', mode: 'delta', location_id: loc, lines: [{ barcode: 'A', available_delta: -3 }] }); // zero 1
     await snapshot(p, { shop, source_system: 'pos', location_id: loc, lines: [{ barcode: 'A', on_hand_qty: 2 }] }); // restored 2
-    await levels(p, { shop, source_system: 'wms', mode: 'delta', lines: [{ barcode: 'A', location_id: loc, available_delta: -9 }, { barcode: 'A', location_id: loc2, available_delta: -3 }] }); // zero 3; loc2 zero 1
+    await levels(p, {
+      shop,
+      source_system: 'wms',
+      mode: 'delta',
+      lines: [
+        { barcode: 'A', location_id: loc, available_delta: -9 },
+        { barcode: 'A', location_id: loc2, available_delta: -3 },
+      ],
+    }); // zero 3; loc2 zero 1
     await available(p, { shop, source_system: 'ec', mode: 'absolute', location_id: loc, lines: [{ barcode: 'A', available_qty: 7 }] }); // restored 4
     await sentinel(shop, loc);
     const unique = distinctBySeq(forLevel(shop, 'A', loc));
@@ -256,7 +358,14 @@ describe('what does not emit, and seq', () => {
     });
     await sentinel(shop, loc);
     const seen = events.messages.filter(forLevel(shop, 'A', loc));
-    expect(distinctBySeq(forLevel(shop, 'A', loc)).map((m) => [m.value.event_type, m.value.seq, m.value.previous_available_qty, m.value.available_qty])).toEqual([
+    expect(
+      distinctBySeq(forLevel(shop, 'A', loc)).map((m) => [
+        m.value.event_type,
+        m.value.seq,
+        m.value.previous_available_qty,
+        m.value.available_qty,
+      ]),
+    ).toEqual([
       ['stock_zero', 1, 2, 0],
       ['stock_restored', 2, 0, 4],
     ]);
@@ -267,7 +376,14 @@ describe('what does not emit, and seq', () => {
 describe('redelivery (D4, D5)', () => {
   it('a command appended twice to the commands topic yields one event id and one outbox row', async () => {
     const { shop, loc } = await setup('redeliver');
-    await available(p, { shop, source_system: 'ec', mode: 'absolute', location_id: loc, inventory_as_of: '2026-11-21T04:00:00.000Z', lines: [{ barcode: 'A', available_qty: 3 }] });
+    await available(p, {
+      shop,
+      source_system: 'ec',
+      mode: 'absolute',
+      location_id: loc,
+      inventory_as_of: '2026-11-21T04:00:00.000Z',
+      lines: [{ barcode: 'A', available_qty: 3 }],
+    });
     const asOf = '2026-11-21T04:10:00.000Z';
     const command = {
       command_id: uuidv7(),
@@ -287,7 +403,13 @@ describe('redelivery (D4, D5)', () => {
     await sentinel(shop, loc);
     const first = await events.waitFor(ofCommand(command.command_id), 'stock_zero of the redelivered command');
     await expectWellFormed(first, 'stock_zero', shop);
-    expect(first.value).toMatchObject({ change_type: 'available_set', source_system: 'replayed', previous_available_qty: 3, available_qty: 0, seq: 1 });
+    expect(first.value).toMatchObject({
+      change_type: 'available_set',
+      source_system: 'replayed',
+      previous_available_qty: 3,
+      available_qty: 0,
+      seq: 1,
+    });
     expect(Date.parse(first.value.occurred_at)).toBe(Date.parse(asOf));
     const mine = events.messages.filter(ofCommand(command.command_id));
     expect(new Set(mine.map((m) => m.value.event_id)).size).toBe(1);
@@ -298,12 +420,21 @@ describe('redelivery (D4, D5)', () => {
       [command.command_id, p.topics.stockZero],
     );
     expect(counts.rows[0]).toEqual({ stock_rows: 1, processed: 1, logs: 1 });
-    const stored = await p.db.query('SELECT status_code, body FROM agent_runtime.command_results WHERE command_id = $1', [command.command_id]);
+    const stored = await p.db.query('SELECT status_code, body FROM agent_runtime.command_results WHERE command_id = $1', [
+      command.command_id,
+    ]);
     expect(stored.rows[0]).toMatchObject({ status_code: 200, body: { ok: true, lines_updated: 1 } });
     // The outbox row was published (the relay marks it).
-    await waitFor(async () => {
-      const { rows } = await p.db.query('SELECT published_at FROM agent_runtime.outbox WHERE command_id = $1 AND topic = $2', [command.command_id, p.topics.stockZero]);
-      return rows[0]?.published_at ? true : null;
-    }, 15000, 'outbox row published');
+    await waitFor(
+      async () => {
+        const { rows } = await p.db.query('SELECT published_at FROM agent_runtime.outbox WHERE command_id = $1 AND topic = $2', [
+          command.command_id,
+          p.topics.stockZero,
+        ]);
+        return rows[0]?.published_at ? true : null;
+      },
+      15000,
+      'outbox row published',
+    );
   });
 });

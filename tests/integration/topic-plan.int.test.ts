@@ -48,7 +48,9 @@ describe('npm run topics (issue 14)', () => {
     try {
       await admin.alterConfigs({
         validateOnly: false,
-        resources: [{ type: ConfigResourceTypes.TOPIC, name: env['COMMANDS_TOPIC']!, configEntries: [{ name: 'retention.ms', value: '604800000' }] }],
+        resources: [
+          { type: ConfigResourceTypes.TOPIC, name: env['COMMANDS_TOPIC']!, configEntries: [{ name: 'retention.ms', value: '604800000' }] },
+        ],
       });
       await admin.createPartitions({ topicPartitions: [{ topic: env['AUDIT_TOPIC']!, count: 3 }] });
     } finally {

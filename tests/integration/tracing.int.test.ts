@@ -41,10 +41,14 @@ describe('a request traced into the projector (issue 15)', () => {
       'x-request-id': 'int-req-1',
     });
     expect(res.status).toBe(200);
-    const spans = await waitFor(async () => {
-      const mine = tracing.spans().filter((s) => s.traceId === t.traceId);
-      return mine.some((s) => s.kind === SpanKind.CONSUMER) ? mine : undefined;
-    }, 15_000, 'apply span');
+    const spans = await waitFor(
+      async () => {
+        const mine = tracing.spans().filter((s) => s.traceId === t.traceId);
+        return mine.some((s) => s.kind === SpanKind.CONSUMER) ? mine : undefined;
+      },
+      15_000,
+      'apply span',
+    );
     const server = spans.find((s) => s.kind === SpanKind.SERVER);
     const send = spans.find((s) => s.kind === SpanKind.PRODUCER);
     const apply = spans.find((s) => s.kind === SpanKind.CONSUMER);
@@ -71,10 +75,19 @@ describe('a request traced into the projector (issue 15)', () => {
       requests.push({ ...t, resultUrl: String(r.json.result_url), requestId: `int-group-${i}` });
     }
     await p.startProjector();
-    for (const r of requests) await waitFor(async () => (await get(`${p.url()}${r.resultUrl}`, { 'x-ingest-secret': INGEST_SECRET })).status === 200, 20_000, 'applied');
+    for (const r of requests)
+      await waitFor(
+        async () => (await get(`${p.url()}${r.resultUrl}`, { 'x-ingest-secret': INGEST_SECRET })).status === 200,
+        20_000,
+        'applied',
+      );
 
     const spans = tracing.spans();
-    const groups = spans.filter((s) => s.name === 'apply group' && requests.some((r) => s.links.length > 0 && spans.some((x) => x.traceId === r.traceId && s.links.includes(x.spanId))));
+    const groups = spans.filter(
+      (s) =>
+        s.name === 'apply group' &&
+        requests.some((r) => s.links.length > 0 && spans.some((x) => x.traceId === r.traceId && s.links.includes(x.spanId))),
+    );
     expect(groups.length).toBeGreaterThan(0); // the 4 may be split over batches, but at least one group forms
     for (const r of requests) {
       const send = spans.find((s) => s.traceId === r.traceId && s.kind === SpanKind.PRODUCER);
@@ -87,7 +100,11 @@ describe('a request traced into the projector (issue 15)', () => {
         expect(group?.name).toBe('apply group');
         expect(group?.links).toContain(send?.spanId);
       }
-      expect(lines.some((l) => String(l['msg']).startsWith('command projected') && l['request_id'] === r.requestId && l['trace_id'] === r.traceId)).toBe(true);
+      expect(
+        lines.some(
+          (l) => String(l['msg']).startsWith('command projected') && l['request_id'] === r.requestId && l['trace_id'] === r.traceId,
+        ),
+      ).toBe(true);
     }
   });
 });

@@ -27,8 +27,11 @@ export type LocationInput = { location_id?: string; name: string; identifiers?: 
 export const registerLocations = (p: TestPipeline, shop: string, locations: LocationInput[]): Promise<HttpResult> =>
   post(`${p.url()}/api/admin/locations`, { shop, locations }, ING);
 
-export const registerChannels = (p: TestPipeline, shop: string, channels: Array<{ channel_id?: string; name: string }>): Promise<HttpResult> =>
-  post(`${p.url()}/api/admin/channels`, { shop, channels }, ING);
+export const registerChannels = (
+  p: TestPipeline,
+  shop: string,
+  channels: Array<{ channel_id?: string; name: string }>,
+): Promise<HttpResult> => post(`${p.url()}/api/admin/channels`, { shop, channels }, ING);
 
 /** Registers one location and answers its id (asserting the 200). */
 export async function newLocation(p: TestPipeline, shop: string, name = 'Store', identifiers: Ident[] = []): Promise<string> {
@@ -71,10 +74,9 @@ export interface LevelRow {
 }
 
 export async function levelRows(p: TestPipeline, shop: string): Promise<LevelRow[]> {
-  const { rows } = await p.db.query<LevelRow>(
-    'SELECT * FROM agent_read.inventory_levels WHERE shop = $1 ORDER BY location_id, barcode',
-    [shop],
-  );
+  const { rows } = await p.db.query<LevelRow>('SELECT * FROM agent_read.inventory_levels WHERE shop = $1 ORDER BY location_id, barcode', [
+    shop,
+  ]);
   return rows;
 }
 

@@ -14,7 +14,9 @@ const token = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
  * says why an answer is not what the document says (undocumented status, other media type, a body
  * its schema refuses), or null when it is.
  */
-export async function documentedAnswers(gatewayUrl: string): Promise<(method: string, path: string, answer: { status: number; text: string; headers: Headers }) => string | null> {
+export async function documentedAnswers(
+  gatewayUrl: string,
+): Promise<(method: string, path: string, answer: { status: number; text: string; headers: Headers }) => string | null> {
   const doc = (await (await fetch(`${gatewayUrl}/openapi.json`)).json()) as Doc;
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats(ajv);
@@ -23,12 +25,16 @@ export async function documentedAnswers(gatewayUrl: string): Promise<(method: st
     const documented = doc.paths[path]?.[method]?.responses[String(answer.status)];
     if (!documented) return `${answer.status} is not documented for ${method} ${path}`;
     const pointer = documented.$ref ? documented.$ref.slice(1) : `/paths/${token(path)}/${method}/responses/${answer.status}`;
-    const response = documented.$ref ? (ajv.getSchema(`${DOC_ID}#${pointer}`)?.schema as { content?: Record<string, unknown> } | undefined) : documented;
+    const response = documented.$ref
+      ? (ajv.getSchema(`${DOC_ID}#${pointer}`)?.schema as { content?: Record<string, unknown> } | undefined)
+      : documented;
     const type = (answer.headers.get('content-type') ?? '').split(';')[0]!.trim();
     if (!response?.content?.[type]) return `${method} ${path} ${answer.status}: ${type} is not a documented media type`;
     if (type !== 'application/json') return null;
     const validate = ajv.getSchema(`${DOC_ID}#${pointer}/content/${token(type)}/schema`);
     if (!validate) return `${method} ${path} ${answer.status}: no schema`;
-    return validate(JSON.parse(answer.text)) ? null : `${method} ${path} ${answer.status}: ${ajv.errorsText(validate.errors)} in ${answer.text.slice(0, 300)}`;
+    return validate(JSON.parse(answer.text))
+      ? null
+      : `${method} ${path} ${answer.status}: ${ajv.errorsText(validate.errors)} in ${answer.text.slice(0, 300)}`;
   };
 }

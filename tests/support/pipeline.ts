@@ -59,7 +59,10 @@ export async function startPipeline(
     stockZero: `test.${id}.stock-zero`,
     stockRestored: `test.${id}.stock-restored`,
   };
-  await ensureTopics(createKafka({ brokers, security: readKafkaSecurity(opts.kafka?.env ?? {}), clientId: `test-setup-${id}` }), topicPlan(topics, 3));
+  await ensureTopics(
+    createKafka({ brokers, security: readKafkaSecurity(opts.kafka?.env ?? {}), clientId: `test-setup-${id}` }),
+    topicPlan(topics, 3),
+  );
   const env: NodeJS.ProcessEnv = {
     DATABASE_URL: opts.serviceDatabaseUrl ? opts.serviceDatabaseUrl(databaseUrl) : databaseUrl,
     KAFKA_BROKERS: brokers.join(','),

@@ -21,7 +21,14 @@ export interface AsyncApiOptions {
 
 const BINDING_VERSION = '0.5.0';
 const SCHEMA_PREFIX = '#/components/schemas/';
-const INTEGER_CONFIGS = new Set(['retention.ms', 'retention.bytes', 'delete.retention.ms', 'max.message.bytes', 'segment.bytes', 'segment.ms']);
+const INTEGER_CONFIGS = new Set([
+  'retention.ms',
+  'retention.bytes',
+  'delete.retention.ms',
+  'max.message.bytes',
+  'segment.bytes',
+  'segment.ms',
+]);
 
 const AUDIT_TYPE = 'com.retail-ingestion.audit_record.v1';
 const STOCK_ZERO_TYPE = 'com.retail-ingestion.inventory.stock_zero.v1';
@@ -43,7 +50,12 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
   };
 
   const topicBinding = (t: TopicSpec): JsonObject => ({
-    kafka: { topic: t.topic, partitions: t.numPartitions, topicConfiguration: topicConfiguration(t.configs), bindingVersion: BINDING_VERSION },
+    kafka: {
+      topic: t.topic,
+      partitions: t.numPartitions,
+      topicConfiguration: topicConfiguration(t.configs),
+      bindingVersion: BINDING_VERSION,
+    },
   });
   const retentionOf = (t: TopicSpec): string => {
     const ms = t.configs['retention.ms'];
@@ -51,7 +63,12 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
     if (ms) return `kept ${ms} ms (\`retention.ms\`)`;
     return "kept as long as the broker's default retention (`log.retention.*`; the project sets none)";
   };
-  const shopKey = { kafka: { key: { type: 'string', description: 'The shop domain: every message of one shop goes to one partition, in order.' }, bindingVersion: BINDING_VERSION } };
+  const shopKey = {
+    kafka: {
+      key: { type: 'string', description: 'The shop domain: every message of one shop goes to one partition, in order.' },
+      bindingVersion: BINDING_VERSION,
+    },
+  };
 
   const ceHeaders = (type: string, subject: string): JsonObject => ({
     type: 'object',
@@ -59,12 +76,19 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
     required: ['ce_specversion', 'ce_id', 'ce_type', 'ce_source', 'ce_time', 'ce_dataschema', 'content-type'],
     properties: {
       ce_specversion: { const: '1.0' },
-      ce_id: { type: 'string', format: 'uuid', description: 'The payload `event_id`: derived from (command_id, kind, key), the same on every delivery (D3, D5). Dedupe by it.' },
+      ce_id: {
+        type: 'string',
+        format: 'uuid',
+        description: 'The payload `event_id`: derived from (command_id, kind, key), the same on every delivery (D3, D5). Dedupe by it.',
+      },
       ce_type: { const: type },
       ce_source: { const: opts.cloudEvents.source },
       ce_time: { type: 'string', format: 'date-time', description: 'The payload `occurred_at`.' },
       ce_subject: { type: 'string', description: subject },
-      ce_dataschema: { const: schemaUrl(opts.publicBaseUrl, dataSchemaOf(type)), description: 'The JSON Schema of the data, served by the gateway (PUBLIC_BASE_URL).' },
+      ce_dataschema: {
+        const: schemaUrl(opts.publicBaseUrl, dataSchemaOf(type)),
+        description: 'The JSON Schema of the data, served by the gateway (PUBLIC_BASE_URL).',
+      },
       'content-type': { const: 'application/json' },
     },
   });
@@ -81,7 +105,7 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
   });
 
   const levelDescription =
-    'Ordering: key = shop, so a shop\'s events on this topic are on one partition, in the order the projector committed them (one relay publishes at a time). `seq` counts the events of one (shop, product, location) level, 1, 2, 3, ... across both stock topics; the two topics are not ordered with each other, so a jump of more than one means an event of that level has not reached you yet, and a `seq` at or below the last one seen is a duplicate or older. Delivery: at least once (D5): after a crash an event may come again, with the same `event_id` / `ce_id`; never zero times.';
+    "Ordering: key = shop, so a shop's events on this topic are on one partition, in the order the projector committed them (one relay publishes at a time). `seq` counts the events of one (shop, product, location) level, 1, 2, 3, ... across both stock topics; the two topics are not ordered with each other, so a jump of more than one means an event of that level has not reached you yet, and a `seq` at or below the last one seen is a duplicate or older. Delivery: at least once (D5): after a crash an event may come again, with the same `event_id` / `ce_id`; never zero times.";
 
   const { commands, audit, stockZero, stockRestored } = opts.topics;
   return {
@@ -90,9 +114,13 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
       title: 'Retail ingestion topics',
       version: opts.version ?? '0.1.0',
       description: [
-        'The Kafka topics of the retail ingestion service. Every write of the HTTP API (' + `${opts.publicBaseUrl}/openapi.json` + ') is a command on the commands topic (D1); the projector applies each exactly once (D4) and publishes events through a transactional outbox (D5).',
+        'The Kafka topics of the retail ingestion service. Every write of the HTTP API (' +
+          `${opts.publicBaseUrl}/openapi.json` +
+          ') is a command on the commands topic (D1); the projector applies each exactly once (D4) and publishes events through a transactional outbox (D5).',
         '',
-        'Events are CloudEvents 1.0 in binary mode (D18): attributes in `ce_*` headers, JSON data, `ce_dataschema` naming a schema the gateway serves under ' + `${opts.publicBaseUrl}/schemas/` + '. Delivery is at least once with a stable `event_id` (= `ce_id`): consumers dedupe by it. Topic names are settings (COMMANDS_TOPIC, AUDIT_TOPIC, STOCK_ZERO_TOPIC, STOCK_RESTORED_TOPIC); the defaults are shown.',
+        'Events are CloudEvents 1.0 in binary mode (D18): attributes in `ce_*` headers, JSON data, `ce_dataschema` naming a schema the gateway serves under ' +
+          `${opts.publicBaseUrl}/schemas/` +
+          '. Delivery is at least once with a stable `event_id` (= `ce_id`): consumers dedupe by it. Topic names are settings (COMMANDS_TOPIC, AUDIT_TOPIC, STOCK_ZERO_TOPIC, STOCK_RESTORED_TOPIC); the defaults are shown.',
       ].join('\n'),
       license: { name: 'Proprietary' },
     },
@@ -179,9 +207,27 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
           correlationId: { location: '$message.header#/command_id' },
           bindings: shopKey,
         },
-        auditRecord: eventMessage('auditRecord', 'Audit record', AUDIT_TYPE, 'The log table of the record.', 'An update-log record, as stored.'),
-        stockZero: eventMessage('stockZero', 'stock_zero', STOCK_ZERO_TYPE, '`<product_id>/<location_id>`: the level.', 'available_qty went from above 0 to 0.'),
-        stockRestored: eventMessage('stockRestored', 'stock_restored', STOCK_RESTORED_TYPE, '`<product_id>/<location_id>`: the level.', 'available_qty went from 0 back above 0.'),
+        auditRecord: eventMessage(
+          'auditRecord',
+          'Audit record',
+          AUDIT_TYPE,
+          'The log table of the record.',
+          'An update-log record, as stored.',
+        ),
+        stockZero: eventMessage(
+          'stockZero',
+          'stock_zero',
+          STOCK_ZERO_TYPE,
+          '`<product_id>/<location_id>`: the level.',
+          'available_qty went from above 0 to 0.',
+        ),
+        stockRestored: eventMessage(
+          'stockRestored',
+          'stock_restored',
+          STOCK_RESTORED_TYPE,
+          '`<product_id>/<location_id>`: the level.',
+          'available_qty went from 0 back above 0.',
+        ),
       },
     },
   };

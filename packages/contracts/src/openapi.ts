@@ -73,8 +73,11 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
   const { components: schemas, refOf } = bundleSchemas(files, SCHEMA_PREFIX);
   const s = (name: string): JsonObject => ref(refOf(name));
   const r = (key: string): JsonObject => s(`http/responses.json#${key}`);
-  const exampleOf = (key: string): unknown => (schemas[refOf(`http/responses.json#${key}`).slice(SCHEMA_PREFIX.length)]?.['examples'] as unknown[] | undefined)?.[0];
-  const json = (schema: JsonObject, example?: unknown): JsonObject => ({ [JSON_TYPE]: { schema, ...(example === undefined ? {} : { example }) } });
+  const exampleOf = (key: string): unknown =>
+    (schemas[refOf(`http/responses.json#${key}`).slice(SCHEMA_PREFIX.length)]?.['examples'] as unknown[] | undefined)?.[0];
+  const json = (schema: JsonObject, example?: unknown): JsonObject => ({
+    [JSON_TYPE]: { schema, ...(example === undefined ? {} : { example }) },
+  });
 
   /**
    * A request body: the file's schema, and what the gateway checks in a second step (the items of
@@ -121,11 +124,14 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
     '/api/products/bulk-upsert': {
       tag: 'Products',
       summary: 'Endpoint 1: products bulk upsert (shop in x-shop)',
-      description: 'Upsert by shop + barcode (D7, D10). A bad item is reported in `errors` and does not stop the others. At most 10,000 products.',
+      description:
+        'Upsert by shop + barcode (D7, D10). A bad item is reported in `errors` and does not stop the others. At most 10,000 products.',
       security: 'cron',
       extraParameters: [xShopRequired],
       body: requestBody('http/products-bulk-upsert.request.json', products),
-      example: { products: [{ barcode: '4901234567894', product_name: 'Green tea 500ml', brand: 'Acme', current_price: 160, current_cost: 90 }] },
+      example: {
+        products: [{ barcode: '4901234567894', product_name: 'Green tea 500ml', brand: 'Acme', current_price: 160, current_cost: 90 }],
+      },
       ok: 'productsBulk',
       unprocessable: false,
     },
@@ -146,7 +152,13 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
         'Each line names its own location. `absolute` lines set any of the five quantities; `delta` lines add `<quantity>_delta`. Results below 0 are stored as 0 (`clamped`). A level moving from above 0 to 0 emits `stock_zero` (D18). A bad line is 422 `invalid_payload`.',
       security: 'ingest',
       body: requestBody('http/inventory-levels.request.json', levelsLines),
-      example: { shop: SHOP, source_system: 'wms', mode: 'delta', idempotency_key: 'wms-event-8812', lines: [{ barcode: '4901234567894', location_id: LOCATION, available_delta: -2 }] },
+      example: {
+        shop: SHOP,
+        source_system: 'wms',
+        mode: 'delta',
+        idempotency_key: 'wms-event-8812',
+        lines: [{ barcode: '4901234567894', location_id: LOCATION, available_delta: -2 }],
+      },
       ok: 'levels',
       unprocessable: true,
     },
@@ -156,7 +168,13 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       description: 'Absolute stock of one location (D15, D15a, D15b, D16). Exactly one of `location_id` and `location`.',
       security: 'ingest',
       body: requestBody('http/inventory-snapshot.request.json', s('http/inventory-snapshot.lines.json')),
-      example: { shop: SHOP, source_system: 'pos', location_id: LOCATION, inventory_as_of: '2026-11-22T09:00:00+09:00', lines: [{ barcode: '4901234567894', on_hand_qty: 12, available_qty: 10 }] },
+      example: {
+        shop: SHOP,
+        source_system: 'pos',
+        location_id: LOCATION,
+        inventory_as_of: '2026-11-22T09:00:00+09:00',
+        lines: [{ barcode: '4901234567894', on_hand_qty: 12, available_qty: 10 }],
+      },
       ok: 'snapshot',
       unprocessable: true,
     },
@@ -166,17 +184,28 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       description: 'Only `available_qty` changes. Delta requests with an `idempotency_key` already applied change nothing (D19).',
       security: 'ingest',
       body: requestBody('http/inventory-available.request.json', availableLines),
-      example: { shop: SHOP, source_system: 'ec', mode: 'absolute', location: { identifier_type: 'pos_store_code', identifier_value: 'S-001' }, lines: [{ barcode: '4901234567894', available_qty: 7 }] },
+      example: {
+        shop: SHOP,
+        source_system: 'ec',
+        mode: 'absolute',
+        location: { identifier_type: 'pos_store_code', identifier_value: 'S-001' },
+        lines: [{ barcode: '4901234567894', available_qty: 7 }],
+      },
       ok: 'available',
       unprocessable: true,
     },
     '/api/order-line-master/bulk-upsert': {
       tag: 'Order lines',
       summary: 'Endpoint 6: order lines bulk upsert',
-      description: 'Rows are checked one by one (D20); rejected rows are listed in `errors` with HTTP 200. At most 5,000 rows. `dry_run` checks everything and writes nothing (D22).',
+      description:
+        'Rows are checked one by one (D20); rejected rows are listed in `errors` with HTTP 200. At most 5,000 rows. `dry_run` checks everything and writes nothing (D22).',
       security: 'ingest',
       body: requestBody('http/order-lines.request.json', { properties: { rows: { items: s('http/order-line.json') } } }),
-      example: { shop: SHOP, change_source: 'pos-sync', rows: [((schemas['OrderLineRow']?.['examples'] as unknown[] | undefined) ?? [])[0]] },
+      example: {
+        shop: SHOP,
+        change_source: 'pos-sync',
+        rows: [((schemas['OrderLineRow']?.['examples'] as unknown[] | undefined) ?? [])[0]],
+      },
       ok: 'orderLines',
       unprocessable: false,
     },
@@ -186,7 +215,10 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       description: 'An omitted `location_id` is chosen by the gateway. An id of another shop is 422 `invalid_payload`.',
       security: 'ingest',
       body: s('http/admin-locations.request.json'),
-      example: { shop: SHOP, locations: [{ name: 'Store', identifiers: [{ identifier_type: 'pos_store_code', identifier_value: 'S-001' }] }] },
+      example: {
+        shop: SHOP,
+        locations: [{ name: 'Store', identifiers: [{ identifier_type: 'pos_store_code', identifier_value: 'S-001' }] }],
+      },
       ok: 'locations',
       unprocessable: true,
     },
@@ -203,7 +235,8 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
     '/api/admin/daily-snapshot': {
       tag: 'Registry',
       summary: 'Run the daily inventory copy for one shop and date (D16)',
-      description: 'The command the daily scheduler appends. `snapshot_date` defaults to the business day that ended last; a date after today is 422.',
+      description:
+        'The command the daily scheduler appends. `snapshot_date` defaults to the business day that ended last; a date after today is 422.',
       security: 'ingest',
       body: s('http/admin-daily-snapshot.request.json'),
       example: { shop: SHOP, snapshot_date: '2026-11-22' },
@@ -213,7 +246,8 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
   };
 
   const paths: Record<string, JsonObject> = {};
-  for (const [path, spec] of Object.entries(writes)) paths[path] = { post: { operationId: operationId('post', path), ...writeOperation(spec) } };
+  for (const [path, spec] of Object.entries(writes))
+    paths[path] = { post: { operationId: operationId('post', path), ...writeOperation(spec) } };
 
   paths['/api/commands/{id}'] = {
     get: {
@@ -221,19 +255,42 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       operationId: 'getCommandResult',
       summary: 'The result of an accepted command (D6)',
       description:
-        'The status and body the synchronous answer would have had, 202 while pending or parked, 410 once the result was pruned (RESULT_RETENTION). Accepts the ingest secret, or the cron secret with the command\'s shop in `x-shop`.',
+        "The status and body the synchronous answer would have had, 202 while pending or parked, 410 once the result was pruned (RESULT_RETENTION). Accepts the ingest secret, or the cron secret with the command's shop in `x-shop`.",
       security: [{ ingestSecret: [] }, { cronSecret: [] }],
       parameters: [
-        { name: 'id', in: 'path', required: true, description: 'The `command_id` of a 202 answer.', schema: { type: 'string', format: 'uuid' }, example: '0194f3a2-5c1e-7d4b-9a6f-2b8c4d6e8f01' },
-        { name: 'x-shop', in: 'header', required: false, description: 'With the cron secret: the command\'s shop.', schema: { type: 'string' }, example: SHOP },
+        {
+          name: 'id',
+          in: 'path',
+          required: true,
+          description: 'The `command_id` of a 202 answer.',
+          schema: { type: 'string', format: 'uuid' },
+          example: '0194f3a2-5c1e-7d4b-9a6f-2b8c4d6e8f01',
+        },
+        {
+          name: 'x-shop',
+          in: 'header',
+          required: false,
+          description: "With the cron secret: the command's shop.",
+          schema: { type: 'string' },
+          example: SHOP,
+        },
       ],
       responses: {
-        '200': { description: 'Applied: the body of the endpoint that accepted it.', content: json({ anyOf: Object.values(writes).map((w) => r(w.ok)) }, exampleOf('productsIngest')) },
-        '202': { description: 'Pending, or parked for an operator (issue 11).', content: json({ oneOf: [r('pending'), r('parked')] }, exampleOf('pending')) },
+        '200': {
+          description: 'Applied: the body of the endpoint that accepted it.',
+          content: json({ anyOf: Object.values(writes).map((w) => r(w.ok)) }, exampleOf('productsIngest')),
+        },
+        '202': {
+          description: 'Pending, or parked for an operator (issue 11).',
+          content: json({ oneOf: [r('pending'), r('parked')] }, exampleOf('pending')),
+        },
         '400': response('BadRequest'),
         '401': response('Unauthorized'),
         '404': response('NotFound'),
-        '410': { description: 'The result was pruned: it is kept for RESULT_RETENTION.', content: json(r('expired'), exampleOf('expired')) },
+        '410': {
+          description: 'The result was pruned: it is kept for RESULT_RETENTION.',
+          content: json(r('expired'), exampleOf('expired')),
+        },
         '422': response('Unprocessable'),
         '503': response('Unavailable'),
       },
@@ -248,18 +305,35 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
   });
   paths['/healthz'] = { get: { operationId: 'healthz', ...open('Liveness', json(r('health'), exampleOf('health'))) } };
   paths['/readyz'] = {
-    get: { operationId: 'readyz', ...open('Readiness', json(r('ready'), exampleOf('ready')), { '503': { description: 'A dependency is not reachable.', content: json(r('ready')) } }) },
+    get: {
+      operationId: 'readyz',
+      ...open('Readiness', json(r('ready'), exampleOf('ready')), {
+        '503': { description: 'A dependency is not reachable.', content: json(r('ready')) },
+      }),
+    },
   };
   paths['/metrics'] = { get: { operationId: 'metrics', ...open('Prometheus metrics', { 'text/plain': { schema: { type: 'string' } } }) } };
 
-  const docs = (summary: string, content: JsonObject, extra: JsonObject = {}): JsonObject => ({ ...open(summary, content, extra), tags: ['API contracts'] });
+  const docs = (summary: string, content: JsonObject, extra: JsonObject = {}): JsonObject => ({
+    ...open(summary, content, extra),
+    tags: ['API contracts'],
+  });
   paths['/openapi.json'] = { get: { operationId: 'openapi', ...docs('This document (OpenAPI 3.1)', json({ type: 'object' })) } };
   paths['/asyncapi.json'] = { get: { operationId: 'asyncapi', ...docs('The topics: AsyncAPI 3.0', json({ type: 'object' })) } };
-  paths['/docs'] = { get: { operationId: 'docs', ...docs('This document as a page (Swagger UI, served locally)', { 'text/html': { schema: { type: 'string' } } }) } };
+  paths['/docs'] = {
+    get: {
+      operationId: 'docs',
+      ...docs('This document as a page (Swagger UI, served locally)', { 'text/html': { schema: { type: 'string' } } }),
+    },
+  };
   paths['/docs/{asset}'] = {
     get: {
       operationId: 'docsAsset',
-      ...docs('A file of the documentation page', { 'application/octet-stream': { schema: { type: 'string' } } }, { '404': response('NotFound') }),
+      ...docs(
+        'A file of the documentation page',
+        { 'application/octet-stream': { schema: { type: 'string' } } },
+        { '404': response('NotFound') },
+      ),
       parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string' }, example: 'swagger-ui.css' }],
     },
   };
@@ -274,7 +348,13 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       description: `The schemas the gateway validates with and events name in \`dataschema\`, e.g. ${schemaUrl(opts.publicBaseUrl, 'events/stock-level-event.json')}.`,
       parameters: [
         { name: 'group', in: 'path', required: true, schema: { enum: ['http', 'commands', 'events'] }, example: 'events' },
-        { name: 'file', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9.-]+\\.json$' }, example: 'stock-level-event.json' },
+        {
+          name: 'file',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^[a-z0-9.-]+\\.json$' },
+          example: 'stock-level-event.json',
+        },
       ],
     },
   };
@@ -297,7 +377,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
 
   // Every error answer names its code (errorCodes.ts) in X-Error-Code: those of its status are listed.
   const codesOf = (status: number): string => {
-    const codes = Object.entries(ERROR_CODES).filter(([, d]) => d.status === status).map(([c]) => `\`${c}\``);
+    const codes = Object.entries(ERROR_CODES)
+      .filter(([, d]) => d.status === status)
+      .map(([c]) => `\`${c}\``);
     return codes.length ? ` \`${ERROR_CODE_HEADER}\`: ${codes.join(', ')}.` : '';
   };
   const errorCode = { [ERROR_CODE_HEADER]: ref('#/components/headers/ErrorCode') };
@@ -323,11 +405,28 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
     components: {
       schemas,
       securitySchemes: {
-        ingestSecret: { type: 'apiKey', in: 'header', name: 'x-ingest-secret', description: 'INGEST_SECRET (a comma-separated list of active secrets, D9).' },
-        cronSecret: { type: 'apiKey', in: 'header', name: 'x-cron-secret', description: 'CRON_SECRET (D8, D9); the shop goes in `x-shop`.' },
+        ingestSecret: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-ingest-secret',
+          description: 'INGEST_SECRET (a comma-separated list of active secrets, D9).',
+        },
+        cronSecret: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-cron-secret',
+          description: 'CRON_SECRET (D8, D9); the shop goes in `x-shop`.',
+        },
       },
       parameters: {
-        XShop: { name: 'x-shop', in: 'header', required: true, description: 'The shop domain (D8); at most 255 characters.', schema: { type: 'string', minLength: 1, maxLength: 255 }, example: SHOP },
+        XShop: {
+          name: 'x-shop',
+          in: 'header',
+          required: true,
+          description: 'The shop domain (D8); at most 255 characters.',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+          example: SHOP,
+        },
         Prefer: {
           name: 'Prefer',
           in: 'header',
@@ -337,40 +436,84 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
           example: 'respond-async',
         },
         ...(planned.idempotencyKeyHeader
-          ? { IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, description: 'A key per logical request: a resend with the same key and body is answered with the first result.', schema: { type: 'string', minLength: 1, maxLength: 255 } } }
+          ? {
+              IdempotencyKey: {
+                name: 'Idempotency-Key',
+                in: 'header',
+                required: false,
+                description: 'A key per logical request: a resend with the same key and body is answered with the first result.',
+                schema: { type: 'string', minLength: 1, maxLength: 255 },
+              },
+            }
           : {}),
         ...(planned.dryRunQuery
-          ? { DryRun: { name: 'dry_run', in: 'query', required: false, description: 'Check and compute the answer, write nothing; the answer carries `dry_run: true` and `as_of`.', schema: { type: 'boolean' } } }
+          ? {
+              DryRun: {
+                name: 'dry_run',
+                in: 'query',
+                required: false,
+                description: 'Check and compute the answer, write nothing; the answer carries `dry_run: true` and `as_of`.',
+                schema: { type: 'boolean' },
+              },
+            }
           : {}),
       },
       headers: {
         RetryAfter: { description: 'Seconds to wait before sending again.', schema: { type: 'integer', minimum: 0 }, example: 5 },
         ErrorCode: {
-          description: 'The stable code of an error answer (the body keeps the spec\'s shape; a client branches on this, not on the message). Codes are added, never renamed or reused.',
+          description:
+            "The stable code of an error answer (the body keeps the spec's shape; a client branches on this, not on the message). Codes are added, never renamed or reused.",
           schema: { type: 'string', enum: Object.keys(ERROR_CODES) },
           example: 'invalid_request',
         },
-        ...(planned.idempotencyKeyHeader ? { IdempotentReplayed: { description: '`true` when the answer is the stored first result of this Idempotency-Key.', schema: { type: 'string', enum: ['true'] } } } : {}),
+        ...(planned.idempotencyKeyHeader
+          ? {
+              IdempotentReplayed: {
+                description: '`true` when the answer is the stored first result of this Idempotency-Key.',
+                schema: { type: 'string', enum: ['true'] },
+              },
+            }
+          : {}),
       },
       responses: {
         Accepted: {
-          description: 'Accepted and in the log; not applied within REPLY_TIMEOUT_MS, or `Prefer: respond-async` was sent (D6). Parked when the command is waiting for an operator.',
+          description:
+            'Accepted and in the log; not applied within REPLY_TIMEOUT_MS, or `Prefer: respond-async` was sent (D6). Parked when the command is waiting for an operator.',
           headers: { 'Preference-Applied': { description: '`respond-async` when asked for.', schema: { type: 'string' } } },
           content: json({ oneOf: [r('accepted'), r('parked')] }, exampleOf('accepted')),
         },
-        BadRequest: error('The body or a header is malformed (D11): not JSON, not an object, a missing or wrongly typed top-level field, an unknown field (D27), a batch over its limit.', { ok: false, error: 'shop required' }, undefined, 400),
-        Unauthorized: { description: `Missing or wrong secret (spec Authentication rule 1, D8).${codesOf(401)}`, headers: errorCode, content: { 'text/plain': { schema: { const: 'unauthorized' }, example: 'unauthorized' } } },
+        BadRequest: error(
+          'The body or a header is malformed (D11): not JSON, not an object, a missing or wrongly typed top-level field, an unknown field (D27), a batch over its limit.',
+          { ok: false, error: 'shop required' },
+          undefined,
+          400,
+        ),
+        Unauthorized: {
+          description: `Missing or wrong secret (spec Authentication rule 1, D8).${codesOf(401)}`,
+          headers: errorCode,
+          content: { 'text/plain': { schema: { const: 'unauthorized' }, example: 'unauthorized' } },
+        },
         NotFound: error('No such route or command.', { ok: false, error: 'command not found' }, undefined, 404),
         BodyTimeout: error('The body did not arrive within BODY_TIMEOUT.', { ok: false, error: 'request body timeout' }, undefined, 408),
-        TooLarge: error('The body is over BODY_LIMIT_BYTES (D11), or too large for the command log.', { ok: false, error: 'request body too large' }, undefined, 413),
-        UnsupportedEncoding: error('A Content-Encoding or charset the gateway does not read.', { ok: false, error: 'unsupported content encoding' }, undefined, 415),
+        TooLarge: error(
+          'The body is over BODY_LIMIT_BYTES (D11), or too large for the command log.',
+          { ok: false, error: 'request body too large' },
+          undefined,
+          413,
+        ),
+        UnsupportedEncoding: error(
+          'A Content-Encoding or charset the gateway does not read.',
+          { ok: false, error: 'unsupported content encoding' },
+          undefined,
+          415,
+        ),
         Unprocessable: {
           description: `Refused with a kind (D11, D14): a bad line, an unresolved or ambiguous location, a date out of range. Nothing was changed. The kind is also the code.${codesOf(422)}`,
           headers: errorCode,
           content: json(r('payloadError'), exampleOf('payloadError')),
         },
         TooManyRequests: error(
-          `Over the in-flight bytes or the projector backlog (D13)${planned.perShopRateLimit ? ', or over the shop\'s rate' : ''}: send again after Retry-After.`,
+          `Over the in-flight bytes or the projector backlog (D13)${planned.perShopRateLimit ? ", or over the shop's rate" : ''}: send again after Retry-After.`,
           { ok: false, error: 'too many requests in flight; retry later' },
           retryAfter,
           429,
@@ -383,7 +526,14 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
         ),
         Removed: error('Removed in v2 (D12).', { ok: false, error: 'removed in v2' }, undefined, 410),
         ...(planned.idempotencyKeyHeader
-          ? { IdempotencyConflict: error('A request with this Idempotency-Key is still in progress.', { ok: false, error: 'a request with this Idempotency-Key is still in flight; retry later' }, retryAfter, 409) }
+          ? {
+              IdempotencyConflict: error(
+                'A request with this Idempotency-Key is still in progress.',
+                { ok: false, error: 'a request with this Idempotency-Key is still in flight; retry later' },
+                retryAfter,
+                409,
+              ),
+            }
           : {}),
       },
     },

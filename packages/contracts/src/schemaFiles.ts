@@ -17,7 +17,9 @@ export interface SchemaFile {
 export function readSchemaFiles(dir: string = SCHEMAS_DIR): SchemaFile[] {
   const out: SchemaFile[] = [];
   for (const group of readdirSync(dir).sort()) {
-    for (const file of readdirSync(join(dir, group)).filter((f) => f.endsWith('.json')).sort()) {
+    for (const file of readdirSync(join(dir, group))
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       out.push({ name: `${group}/${file}` as SchemaName, schema: JSON.parse(readFileSync(join(dir, group, file), 'utf8')) as JsonObject });
     }
   }
@@ -43,7 +45,10 @@ export function publishedSchema(file: SchemaFile, publicBaseUrl: string): JsonOb
  * entry its own component (named by its `title`, else `<file title>_<key>`), and every `$ref`
  * between files becomes a reference to the component under `prefix` (`#/components/schemas/`).
  */
-export function bundleSchemas(files: SchemaFile[], prefix: string): { components: Record<string, JsonObject>; refOf: (name: string) => string } {
+export function bundleSchemas(
+  files: SchemaFile[],
+  prefix: string,
+): { components: Record<string, JsonObject>; refOf: (name: string) => string } {
   const fileComponent = new Map<string, string>();
   const defComponent = new Map<string, string>();
   for (const f of files) {
@@ -70,9 +75,16 @@ export function bundleSchemas(files: SchemaFile[], prefix: string): { components
   for (const f of files) {
     const { $id: _id, $defs, ...rest } = structuredClone(f.schema);
     // A file that only holds $defs (inventory-common.json, responses.json) is its $defs.
-    if (!$defs || 'type' in rest || 'properties' in rest) components[fileComponent.get(f.name) ?? ''] = { ...(withRefs(rest, (r) => rewrite(f.name, r)) as JsonObject), $comment: `schemas/${f.name}` };
+    if (!$defs || 'type' in rest || 'properties' in rest)
+      components[fileComponent.get(f.name) ?? ''] = {
+        ...(withRefs(rest, (r) => rewrite(f.name, r)) as JsonObject),
+        $comment: `schemas/${f.name}`,
+      };
     for (const [key, def] of Object.entries(($defs as Record<string, JsonObject> | undefined) ?? {})) {
-      components[defComponent.get(`${f.name}#${key}`) ?? ''] = { ...(withRefs(def, (r) => rewrite(f.name, r)) as JsonObject), $comment: `schemas/${f.name}#/$defs/${key}` };
+      components[defComponent.get(`${f.name}#${key}`) ?? ''] = {
+        ...(withRefs(def, (r) => rewrite(f.name, r)) as JsonObject),
+        $comment: `schemas/${f.name}#/$defs/${key}`,
+      };
     }
   }
   return {

@@ -140,7 +140,9 @@ function pickError(errors: ErrorObject[], fieldOrder: string[]): ErrorObject | u
   };
   // An unknown property is ranked where it sits (`/lines/3/x`), like a bad value of a known one.
   const at = (e: ErrorObject): string =>
-    e.keyword === 'additionalProperties' ? `${e.instancePath}/${String((e.params as { additionalProperty?: string }).additionalProperty)}` : e.instancePath;
+    e.keyword === 'additionalProperties'
+      ? `${e.instancePath}/${String((e.params as { additionalProperty?: string }).additionalProperty)}`
+      : e.instancePath;
   const depth = (e: ErrorObject): number => at(e).split('/').length;
   return [...list].sort((a, b) => rank(a) - rank(b) || depth(a) - depth(b) || compareIndexPaths(at(a), at(b)))[0];
 }

@@ -158,13 +158,25 @@ describe('D27: unknown fields in inventory lines and nested objects', () => {
   it('names the first unknown path of a line: `lines[3].avaliable_qty is not allowed`', () => {
     const lines = [0, 1, 2, 3].map((i) => ({ barcode: `B${i}`, on_hand_qty: 1 }));
     (lines[3] as Record<string, unknown>)['avaliable_qty'] = 5;
-    expect(fail(snapshotLines({ lines }))).toEqual({ message: 'lines[3].avaliable_qty is not allowed', path: 'lines[3].avaliable_qty', keyword: 'unknown_field' });
+    expect(fail(snapshotLines({ lines }))).toEqual({
+      message: 'lines[3].avaliable_qty is not allowed',
+      path: 'lines[3].avaliable_qty',
+      keyword: 'unknown_field',
+    });
   });
 
   it('the earliest line wins, whether its problem is a bad value or an unknown field', () => {
-    const lines = [{ barcode: 'A', on_hand_qty: 1 }, { barcode: 'B', on_hand_qty: -1 }, { barcode: 'C', on_hand_qty: 1, x: 1 }];
+    const lines = [
+      { barcode: 'A', on_hand_qty: 1 },
+      { barcode: 'B', on_hand_qty: -1 },
+      { barcode: 'C', on_hand_qty: 1, x: 1 },
+    ];
     expect(fail(snapshotLines({ lines }))?.path).toBe('lines[1].on_hand_qty');
-    const swapped = [{ barcode: 'A', on_hand_qty: 1 }, { barcode: 'B', on_hand_qty: 1, x: 1 }, { barcode: 'C', on_hand_qty: -1 }];
+    const swapped = [
+      { barcode: 'A', on_hand_qty: 1 },
+      { barcode: 'B', on_hand_qty: 1, x: 1 },
+      { barcode: 'C', on_hand_qty: -1 },
+    ];
     expect(fail(snapshotLines({ lines: swapped }))?.path).toBe('lines[1].x');
   });
 
@@ -181,7 +193,9 @@ describe('D27: unknown fields in inventory lines and nested objects', () => {
   it('admin registry bodies: items and identifiers', () => {
     expect(fail(locations({ shop: 's', locations: [{ name: 'n', code: 'x' }] }))?.message).toBe('locations[0].code is not allowed');
     const identifiers = [{ identifier_type: 't', identifier_value: 'v', note: 'x' }];
-    expect(fail(locations({ shop: 's', locations: [{ name: 'n', identifiers }] }))?.message).toBe('locations[0].identifiers[0].note is not allowed');
+    expect(fail(locations({ shop: 's', locations: [{ name: 'n', identifiers }] }))?.message).toBe(
+      'locations[0].identifiers[0].note is not allowed',
+    );
     expect(fail(daily({ shop: 's', date: '2026-01-01' }))?.message).toBe('date is not allowed');
   });
 });
@@ -229,7 +243,9 @@ describe('describeFirstError', () => {
   });
 
   it('minimum names the bound', () => {
-    const f = describeFirstError([err({ keyword: 'minimum', instancePath: '/lines/0/on_hand_qty', params: { comparison: '>=', limit: 0 } })]);
+    const f = describeFirstError([
+      err({ keyword: 'minimum', instancePath: '/lines/0/on_hand_qty', params: { comparison: '>=', limit: 0 } }),
+    ]);
     expect(f.message).toBe('lines[0].on_hand_qty must be >= 0');
   });
 

@@ -65,7 +65,8 @@ export function createListener(opts: ListenerOptions): Listener {
     if (closed) return;
     failures += 1;
     // One line when the connection is lost, then one every 10 failed attempts: an outage is not a log flood.
-    if (wasConnected || failures % 10 === 1) opts.log?.warn({ err, attempt: failures, retryInMs: backoff }, 'LISTEN connection lost; reconnecting');
+    if (wasConnected || failures % 10 === 1)
+      opts.log?.warn({ err, attempt: failures, retryInMs: backoff }, 'LISTEN connection lost; reconnecting');
     schedule();
   };
 

@@ -36,7 +36,8 @@ export async function prepareInfra(env: NodeJS.ProcessEnv, log: (msg: string) =>
     if (created.length) log(`created topics ${created.join(', ')}`);
     // Existing topics are left as they are; say where they differ from the plan.
     const drift = await checkTopics(admin, plan);
-    if (drift.length) log(`topics differ from the plan (npm run topics -- --apply fixes what Kafka allows):\n  ${drift.map(describeDrift).join('\n  ')}`);
+    if (drift.length)
+      log(`topics differ from the plan (npm run topics -- --apply fixes what Kafka allows):\n  ${drift.map(describeDrift).join('\n  ')}`);
     return { env: withKafka, kafka, databaseUrl: common.databaseUrl, release: () => kafka.release() };
   } catch (err) {
     await kafka.release();

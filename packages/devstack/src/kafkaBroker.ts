@@ -133,7 +133,9 @@ export function kafkaServerProperties(o: {
     'num.network.threads': 2,
     'num.io.threads': 4,
   };
-  return `${Object.entries(p).map(([k, v]) => `${k}=${v}`).join('\n')}\n`;
+  return `${Object.entries(p)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n')}\n`;
 }
 
 /** SCRAM (users made at format time) and PLAIN (users in the JAAS line) on the SASL_SSL listener; TLS from the throwaway keystore. */
@@ -185,9 +187,7 @@ function assertPortFree(port: number, what: string): Promise<void> {
     const server = createServer();
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(
-        err.code === 'EADDRINUSE'
-          ? new Error(`cannot start Kafka: 127.0.0.1:${port} (${what}) is already in use by another process`)
-          : err,
+        err.code === 'EADDRINUSE' ? new Error(`cannot start Kafka: 127.0.0.1:${port} (${what}) is already in use by another process`) : err,
       ),
     );
     server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolveP()));
@@ -233,7 +233,8 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
   let saslSsl: SaslSslListener | undefined;
   if (opts.saslSsl) {
     for (const u of opts.saslSsl.users) {
-      if (!/^[\w.-]+$/.test(u.username) || !/^[\w.-]+$/.test(u.password)) throw new Error(`dev Kafka user ${u.username}: name and password may hold only letters, digits, _ . -`);
+      if (!/^[\w.-]+$/.test(u.username) || !/^[\w.-]+$/.test(u.password))
+        throw new Error(`dev Kafka user ${u.username}: name and password may hold only letters, digits, _ . -`);
     }
     await assertPortFree(opts.saslSsl.port, 'Kafka SASL_SSL listener');
     saslSsl = { port: opts.saslSsl.port, users: opts.saslSsl.users, tls: devTlsPaths(join(dataDir, 'tls')) };
@@ -243,7 +244,11 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
   tlsMade.catch(() => {});
   const propsFile = join(dataDir, 'server.properties');
   const node = opts.cluster ? { nodeId: opts.cluster.nodeId, voters: opts.cluster.voters, clusterSize: opts.cluster.size } : {};
-  writeFileSync(propsFile, kafkaServerProperties({ logDirs: join(dataDir, 'kraft-logs'), port, controllerPort, ...node, ...(saslSsl ? { saslSsl } : {}) }), { mode: 0o600 });
+  writeFileSync(
+    propsFile,
+    kafkaServerProperties({ logDirs: join(dataDir, 'kraft-logs'), port, controllerPort, ...node, ...(saslSsl ? { saslSsl } : {}) }),
+    { mode: 0o600 },
+  );
   const formatAt = Date.now();
   const deadline = formatAt + (opts.timeoutMs ?? 90_000); // not counting a first-run jar download
   // SCRAM credentials live in the metadata log: written at format time (a formatted dir keeps its old ones).
@@ -308,7 +313,9 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
   const failure = (why: string) => {
     // stack frames are in broker.out; the message keeps the log lines and "Caused by:" chain
     const lines = tail.filter((l) => !/^\s+(at |\.\.\. \d+ more)/.test(l)).slice(-25);
-    return new Error(`Kafka broker on ${brokers[0]} ${why}. Last broker output (full: ${join(dataDir, 'broker.out')}):\n${lines.join('\n')}`);
+    return new Error(
+      `Kafka broker on ${brokers[0]} ${why}. Last broker output (full: ${join(dataDir, 'broker.out')}):\n${lines.join('\n')}`,
+    );
   };
 
   try {
@@ -320,7 +327,7 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
       void exited.then((code) => (clearTimeout(timer), reject(failure(`exited early (${code})`))));
     });
     // 2. belt and braces: an admin client from Node can describe the cluster (advertised listener reachable)
-    for (let lastErr = ''; ; ) {
+    for (let lastErr = ''; ;) {
       if (exitedFlag) throw failure(`exited early (${await exited})`);
       const r = await probeKafka(brokers, 3000);
       if (r.ok) break;
@@ -335,7 +342,9 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
   const readyAt = Date.now();
   if (!opts.cluster) await warmUpGroupCoordinator(brokers);
   const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-  const tlsNote = saslSsl ? `, SASL_SSL on 127.0.0.1:${saslSsl.port} (certificate and keystore ${secs(tlsReadyAt - tlsAt)}, alongside the format)` : '';
+  const tlsNote = saslSsl
+    ? `, SASL_SSL on 127.0.0.1:${saslSsl.port} (certificate and keystore ${secs(tlsReadyAt - tlsAt)}, alongside the format)`
+    : '';
   log(
     `Kafka ${opts.cluster ? `node ${opts.cluster.nodeId}` : 'broker'} ready on ${brokers[0]} (pid ${pid}; storage format ${secs(startedAt - formatAt)}, ` +
       `start ${secs(readyAt - startedAt)}${opts.cluster ? '' : `, __consumer_offsets ${secs(Date.now() - readyAt)}`}${tlsNote})`,

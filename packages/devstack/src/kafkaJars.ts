@@ -44,7 +44,6 @@ function jarFiles(): string[] {
   return existsSync(kafkaPaths.libs) ? readdirSync(kafkaPaths.libs).filter((f) => f.endsWith('.jar')) : [];
 }
 
-
 /** Cross-process lock (mkdir is atomic), so parallel test workers resolve only once. */
 async function withLock<T>(fn: () => Promise<T>): Promise<T> {
   const lock = join(kafkaPaths.libs, LOCK);

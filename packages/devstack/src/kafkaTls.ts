@@ -47,8 +47,22 @@ export async function makeDevTls(dir: string, paths: DevTls = devTlsPaths(dir)):
   const { caFile, keystoreFile, keystorePassword: password } = paths;
   const store = ['-keystore', keystoreFile, '-storetype', 'PKCS12', '-storepass', password];
   await keytool([
-    '-genkeypair', '-alias', 'broker', '-keyalg', 'EC', '-groupname', 'secp256r1', '-dname', 'CN=localhost',
-    '-validity', '30', '-ext', 'SAN=ip:127.0.0.1,dns:localhost', ...store, '-keypass', password,
+    '-genkeypair',
+    '-alias',
+    'broker',
+    '-keyalg',
+    'EC',
+    '-groupname',
+    'secp256r1',
+    '-dname',
+    'CN=localhost',
+    '-validity',
+    '30',
+    '-ext',
+    'SAN=ip:127.0.0.1,dns:localhost',
+    ...store,
+    '-keypass',
+    password,
   ]);
   await keytool(['-exportcert', '-rfc', '-alias', 'broker', ...store, '-file', caFile]);
   if (!existsSync(caFile)) throw new Error(`keytool made no ${caFile}`);

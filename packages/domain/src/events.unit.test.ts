@@ -3,11 +3,20 @@ import { auditEvent, EVENT_DATA_SCHEMAS, withDataschema } from './events.ts';
 
 // Issue 15: the relay names the schema of each event's data in ce_dataschema, on the way out.
 describe('withDataschema', () => {
-  const log = { log_id: 'l', shop: 's', change_type: 'created', command_id: '01a1fc98-0eb1-76d9-abf5-bac488b6b8e4', created_at: '2026-11-23T00:00:00.000Z' };
+  const log = {
+    log_id: 'l',
+    shop: 's',
+    change_type: 'created',
+    command_id: '01a1fc98-0eb1-76d9-abf5-bac488b6b8e4',
+    created_at: '2026-11-23T00:00:00.000Z',
+  };
 
   it('adds ce_dataschema for a known event type, under the schema base', () => {
     const e = auditEvent('product_update_logs', log);
-    expect(withDataschema(e.headers, 'https://x.test/schemas')).toEqual({ ...e.headers, ce_dataschema: 'https://x.test/schemas/events/audit-record.json' });
+    expect(withDataschema(e.headers, 'https://x.test/schemas')).toEqual({
+      ...e.headers,
+      ce_dataschema: 'https://x.test/schemas/events/audit-record.json',
+    });
     expect(e.headers['ce_dataschema']).toBeUndefined();
   });
 
@@ -17,6 +26,7 @@ describe('withDataschema', () => {
   });
 
   it('knows the stock events', () => {
-    for (const kind of ['stock_zero', 'stock_restored']) expect(EVENT_DATA_SCHEMAS[`com.retail-ingestion.inventory.${kind}.v1`]).toBe('events/stock-level-event.json');
+    for (const kind of ['stock_zero', 'stock_restored'])
+      expect(EVENT_DATA_SCHEMAS[`com.retail-ingestion.inventory.${kind}.v1`]).toBe('events/stock-level-event.json');
   });
 });

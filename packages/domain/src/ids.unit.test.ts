@@ -22,7 +22,9 @@ describe('uuidv5', () => {
   }, 30_000);
 
   it('keeps the ids already stored: known values', () => {
-    expect(productId('shop.example', '4901234567894')).toBe(referenceV5('shop.example\u00004901234567894', '5b0f3c2e-8d7a-4c1e-9f3b-2a6d4e8c1b70'));
+    expect(productId('shop.example', '4901234567894')).toBe(
+      referenceV5('shop.example\u00004901234567894', '5b0f3c2e-8d7a-4c1e-9f3b-2a6d4e8c1b70'),
+    );
     // RFC 9562, appendix A.4: "www.example.com" in the DNS namespace.
     expect(uuidv5('www.example.com', namespaceBytes('6ba7b810-9dad-11d1-80b4-00c04fd430c8'))).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
   });
@@ -30,7 +32,7 @@ describe('uuidv5', () => {
 
 describe('logId (D3, issue 13: time-ordered)', () => {
   const cmd = '0190c2a4-1111-7000-8000-000000000001';
-  it('is a UUIDv8 whose first 48 bits are the command id\'s time, then n, then bits of the UUIDv5 of (command_id, n)', () => {
+  it("is a UUIDv8 whose first 48 bits are the command id's time, then n, then bits of the UUIDv5 of (command_id, n)", () => {
     const id = logId(cmd, 7);
     expect(id).toMatch(/^0190c2a4-1111-8000-87[0-9a-f]{2}-[0-9a-f]{12}$/);
     const v5 = referenceV5(`${cmd}\u00007`, '9c1d7e4a-3b2f-4a6e-8d5c-7f0e1a2b3c4d').replaceAll('-', '');

@@ -1,15 +1,31 @@
 export type { Command, CommandKind, CommandMeta, ProductsUpsertCommand, Reply } from './commands.ts';
 export { productId, logId, eventId, isUuid } from './ids.ts';
 export { PRODUCT_FIELDS, productData, changeTypeOf, type Product, type ProductField, type ProductChangeType } from './products/product.ts';
+export { decideProductsUpsert, type ProductLog, type ProductsUpsertPlan, type ProductsState } from './products/decideProductsUpsert.ts';
 export {
-  decideProductsUpsert,
-  type ProductLog,
-  type ProductsUpsertPlan,
-  type ProductsState,
-} from './products/decideProductsUpsert.ts';
-export { auditBatch, auditEvent, cloudEventHeaders, CLOUDEVENTS_SOURCE, EVENT_DATA_SCHEMAS, withDataschema, type EventChannel, type LogTable, type OutboxEvent } from './events.ts';
+  auditBatch,
+  auditEvent,
+  cloudEventHeaders,
+  CLOUDEVENTS_SOURCE,
+  EVENT_DATA_SCHEMAS,
+  withDataschema,
+  type EventChannel,
+  type LogTable,
+  type OutboxEvent,
+} from './events.ts';
 export type { DailySnapshotCommand } from './commands.ts';
-export { QTY_FIELDS, QTY_MAX, ZERO, clampQty, levelKey, quantities, isBefore, type Level, type QtyField, type Quantities } from './inventory/level.ts';
+export {
+  QTY_FIELDS,
+  QTY_MAX,
+  ZERO,
+  clampQty,
+  levelKey,
+  quantities,
+  isBefore,
+  type Level,
+  type QtyField,
+  type Quantities,
+} from './inventory/level.ts';
 export { locationRefKey, resolveLocation, describeRef, type LocationRef, type Resolution } from './inventory/location.ts';
 export type {
   InventoryCommand,

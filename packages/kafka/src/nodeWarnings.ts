@@ -7,7 +7,9 @@ export function silenceKafkajsTimeoutWarning(): void {
   process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
     const opt = rest[0];
     const type =
-      typeof opt === 'string' ? opt : (opt as { type?: string } | undefined)?.type ?? (warning instanceof Error ? warning.name : undefined);
+      typeof opt === 'string'
+        ? opt
+        : ((opt as { type?: string } | undefined)?.type ?? (warning instanceof Error ? warning.name : undefined));
     if (type === 'TimeoutNegativeWarning') return;
     return (original as (...a: unknown[]) => void).call(this, warning, ...rest);
   };

@@ -12,7 +12,8 @@ function fakeKafka() {
     producer: () => ({
       connect: async () => {},
       disconnect: async () => {},
-      sendBatch: (req: { topicMessages: unknown }) => new Promise<void>((resolve, reject) => calls.push({ resolve, reject, topics: req.topicMessages })),
+      sendBatch: (req: { topicMessages: unknown }) =>
+        new Promise<void>((resolve, reject) => calls.push({ resolve, reject, topics: req.topicMessages })),
     }),
   } as unknown as Kafka;
   return { kafka, calls };

@@ -34,7 +34,12 @@ export function topicPlan(names: TopicNames, partitions: number, replication?: T
   if (replication) common['min.insync.replicas'] = String(replication.minInsyncReplicas);
   const rf = replication ? { replicationFactor: replication.replicationFactor } : {};
   return [
-    { topic: names.commands, numPartitions: partitions, ...rf, configs: { ...common, 'retention.ms': '-1', 'retention.bytes': '-1', 'cleanup.policy': 'delete' } },
+    {
+      topic: names.commands,
+      numPartitions: partitions,
+      ...rf,
+      configs: { ...common, 'retention.ms': '-1', 'retention.bytes': '-1', 'cleanup.policy': 'delete' },
+    },
     { topic: names.audit, numPartitions: partitions, ...rf, configs: { ...common } },
     { topic: names.stockZero, numPartitions: partitions, ...rf, configs: { ...common } },
     { topic: names.stockRestored, numPartitions: partitions, ...rf, configs: { ...common } },
@@ -53,7 +58,11 @@ export async function fitReplication(kafka: Kafka, wanted: TopicReplication): Pr
   try {
     const brokers = (await admin.describeCluster()).brokers.length;
     if (brokers >= wanted.replicationFactor) return { replication: wanted };
-    const replication = { replicationFactor: brokers, minInsyncReplicas: Math.min(wanted.minInsyncReplicas, Math.max(1, brokers - 1)), explicit: false };
+    const replication = {
+      replicationFactor: brokers,
+      minInsyncReplicas: Math.min(wanted.minInsyncReplicas, Math.max(1, brokers - 1)),
+      explicit: false,
+    };
     const note =
       `the cluster has ${brokers} broker(s): new topics get replication ${replication.replicationFactor} and min.insync.replicas ` +
       `${replication.minInsyncReplicas} instead of ${wanted.replicationFactor} and ${wanted.minInsyncReplicas} (set KAFKA_REPLICATION_FACTOR to insist)`;
@@ -103,13 +112,16 @@ async function createTopics(admin: Admin, topics: TopicPlan[]): Promise<void> {
     }
     throw err;
   }
-  await waitForLeaders(admin, topics.map((t) => t.topic));
+  await waitForLeaders(
+    admin,
+    topics.map((t) => t.topic),
+  );
 }
 
 /** Every partition of the topics has a leader, as metadata from any broker says; retries while brokers catch up. */
 async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (let last = ''; ; ) {
+  for (let last = ''; ;) {
     try {
       const md = await admin.fetchTopicMetadata({ topics });
       const leaderless = md.topics.flatMap((t) => t.partitions.filter((p) => p.leader < 0).map((p) => `${t.name}/${p.partitionId}`));
@@ -120,7 +132,8 @@ async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000
       if (type !== 'UNKNOWN_TOPIC_OR_PARTITION' && type !== 'LEADER_NOT_AVAILABLE') throw err;
       last = type;
     }
-    if (Date.now() > deadline) throw new Error(`topics ${topics.join(', ')} created, but their partitions had no leaders after ${timeoutMs / 1000} s (${last})`);
+    if (Date.now() > deadline)
+      throw new Error(`topics ${topics.join(', ')} created, but their partitions had no leaders after ${timeoutMs / 1000} s (${last})`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -154,7 +167,8 @@ export function diffTopics(plan: TopicPlan[], live: Map<string, LiveTopic>): Top
     }
     if (l.partitions !== t.numPartitions) drift.push({ topic: t.topic, kind: 'partitions', want: t.numPartitions, have: l.partitions });
     const rf = t.replicationFactor;
-    if (rf !== undefined && l.replicas.some((n) => n !== rf)) drift.push({ topic: t.topic, kind: 'replication', want: rf, have: l.replicas });
+    if (rf !== undefined && l.replicas.some((n) => n !== rf))
+      drift.push({ topic: t.topic, kind: 'replication', want: rf, have: l.replicas });
     for (const [name, want] of Object.entries(t.configs)) {
       const have = l.configs[name] ?? null;
       if (have !== want) drift.push({ topic: t.topic, kind: 'config', name, want, have });
@@ -207,7 +221,13 @@ export async function readLiveTopics(admin: Admin, names: string[]): Promise<Map
       configs[e.configName] = e.configValue;
       if (e.configSource === ConfigSource.TOPIC_CONFIG) overrides[e.configName] = e.configValue;
     }
-    live.set(t.name, { topic: t.name, partitions: t.partitions.length, replicas: t.partitions.map((p) => p.replicas.length), configs, overrides });
+    live.set(t.name, {
+      topic: t.name,
+      partitions: t.partitions.length,
+      replicas: t.partitions.map((p) => p.replicas.length),
+      configs,
+      overrides,
+    });
   }
   return live;
 }
@@ -216,7 +236,13 @@ export async function checkTopics(kafka: Kafka, plan: TopicPlan[]): Promise<Topi
   const admin = kafka.admin();
   await admin.connect();
   try {
-    return diffTopics(plan, await readLiveTopics(admin, plan.map((t) => t.topic)));
+    return diffTopics(
+      plan,
+      await readLiveTopics(
+        admin,
+        plan.map((t) => t.topic),
+      ),
+    );
   } finally {
     await admin.disconnect();
   }
@@ -234,7 +260,10 @@ export async function applyTopicPlan(kafka: Kafka, plan: TopicPlan[]): Promise<A
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const live = await readLiveTopics(admin, plan.map((t) => t.topic));
+    const live = await readLiveTopics(
+      admin,
+      plan.map((t) => t.topic),
+    );
     const drift = diffTopics(plan, live);
     const done: string[] = [];
     const missing = plan.filter((t) => drift.some((d) => d.topic === t.topic && d.kind === 'missing'));
@@ -259,7 +288,11 @@ export async function applyTopicPlan(kafka: Kafka, plan: TopicPlan[]): Promise<A
           const entries: Record<string, string> = {};
           for (const [k, v] of Object.entries(live.get(topic)?.overrides ?? {})) if (v !== null) entries[k] = v;
           for (const d of byTopic.get(topic) ?? []) entries[d.name] = d.want;
-          return { type: ConfigResourceTypes.TOPIC, name: topic, configEntries: Object.entries(entries).map(([name, value]) => ({ name, value })) };
+          return {
+            type: ConfigResourceTypes.TOPIC,
+            name: topic,
+            configEntries: Object.entries(entries).map(([name, value]) => ({ name, value })),
+          };
         }),
       });
       done.push(...configDrift.map((d) => `${d.topic}: ${d.name} ${d.have ?? '(unset)'} -> ${d.want}`));

@@ -74,6 +74,8 @@ describe('drift between the plan and the live topics (issue 14)', () => {
   it('reports a config the topic does not have at all', () => {
     const c = asPlanned(plan[0]!);
     const { 'min.insync.replicas': _gone, ...rest } = c.configs;
-    expect(diffTopics([plan[0]!], liveOf([{ ...c, configs: rest }]))).toEqual([{ topic: 'c', kind: 'config', name: 'min.insync.replicas', want: '2', have: null }]);
+    expect(diffTopics([plan[0]!], liveOf([{ ...c, configs: rest }]))).toEqual([
+      { topic: 'c', kind: 'config', name: 'min.insync.replicas', want: '2', have: null },
+    ]);
   });
 });

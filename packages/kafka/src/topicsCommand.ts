@@ -21,7 +21,11 @@ export async function runTopicsCommand(args: string[], env: NodeJS.ProcessEnv, p
   const common = readCommonConfig(env);
   if (mode === '--plan') {
     for (const t of topicPlanFromEnv(env))
-      print(`${t.topic}: ${t.numPartitions} partitions, replication ${t.replicationFactor ?? 'broker default'}, ${Object.entries(t.configs).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+      print(
+        `${t.topic}: ${t.numPartitions} partitions, replication ${t.replicationFactor ?? 'broker default'}, ${Object.entries(t.configs)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}`,
+      );
     return 0;
   }
   const kafka = createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-topics' });

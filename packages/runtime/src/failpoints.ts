@@ -31,7 +31,10 @@ function parseAction(raw: string): Action {
 /** Replaces the configured failpoints (from the FAILPOINTS setting; empty or undefined clears them). */
 export function setFailpoints(spec: string | undefined): void {
   points.clear();
-  for (const entry of (spec ?? '').split(/[;,]/).map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of (spec ?? '')
+    .split(/[;,]/)
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^([a-z0-9.-]+)=([a-z]+(?:\(\d+\))?)(?:@(\d+))?$/.exec(entry);
     if (!m) throw new Error(`FAILPOINTS: cannot parse "${entry}" (name=action[@N])`);
     points.set(m[1] as string, { action: parseAction(m[2] as string), at: m[3] ? Number(m[3]) : null, hits: 0 });

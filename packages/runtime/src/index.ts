@@ -1,5 +1,16 @@
 export { createLogger, silentLogger, REDACT_PATHS, type Logger } from './logger.ts';
-export { createRegistry, registerPoolMetrics, lintExposition, DROPPED_DEFAULT_METRICS, Registry, Counter, Gauge, Histogram, type PoolCounts, type MetricProblem } from './metrics.ts';
+export {
+  createRegistry,
+  registerPoolMetrics,
+  lintExposition,
+  DROPPED_DEFAULT_METRICS,
+  Registry,
+  Counter,
+  Gauge,
+  Histogram,
+  type PoolCounts,
+  type MetricProblem,
+} from './metrics.ts';
 export { ConfigError, envInt } from './env.ts';
 export { onShutdown } from './shutdown.ts';
 export { readCommonConfig, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, type CommonConfig } from './commonConfig.ts';
@@ -8,7 +19,16 @@ export { publicBaseUrl } from './publicUrl.ts';
 export { businessDate, previousDate, isTimeZone } from './businessDate.ts';
 export { failpoint, setFailpoints, failpointsActive, FailpointError } from './failpoints.ts';
 export { Secret } from './secret.ts';
-export { readKafkaSecurity, describeKafkaSecurity, PLAINTEXT, SASL_MECHANISMS, type KafkaSecurity, type KafkaTls, type KafkaSasl, type SaslMechanism } from './kafkaSecurity.ts';
+export {
+  readKafkaSecurity,
+  describeKafkaSecurity,
+  PLAINTEXT,
+  SASL_MECHANISMS,
+  type KafkaSecurity,
+  type KafkaTls,
+  type KafkaSasl,
+  type SaslMechanism,
+} from './kafkaSecurity.ts';
 export { readTopicReplication, PRODUCTION_REPLICATION, SINGLE_BROKER_REPLICATION, type TopicReplication } from './topicReplication.ts';
 export { checkReadiness, readinessProbe, registerReadinessMetric, type ReadinessChecks } from './probes.ts';
 export { wantsPrettyLogs, type LoggerOptions } from './logger.ts';
@@ -35,5 +55,18 @@ export {
   type Span,
 } from './tracing.ts';
 export { SETTINGS, ROLES, GROUPS, type Role, type SettingName, type SettingDef } from './settings/catalog.ts';
-export { setting, settingGiven, settingsOf, checkSettings, assertSettings, settingsHelp, helpRequested, settingsTable, withSettingsTable, TABLE_BEGIN, TABLE_END, type SettingValue } from './settings/settings.ts';
+export {
+  setting,
+  settingGiven,
+  settingsOf,
+  checkSettings,
+  assertSettings,
+  settingsHelp,
+  helpRequested,
+  settingsTable,
+  withSettingsTable,
+  TABLE_BEGIN,
+  TABLE_END,
+  type SettingValue,
+} from './settings/settings.ts';
 export { settingsAtStart, unknownSettings, combinedChecks, type StartOptions } from './settings/startup.ts';

@@ -54,7 +54,7 @@ function readSetting(name: string, path: string, readFile: ReadFile, trim: boole
     text = readFile(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code ?? (err as Error).message;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? (err as Error).message);
     throw new ConfigError(`${name}=${path} cannot be read (${why})`);
   }
   const value = trim ? text.trim() : text;
@@ -76,7 +76,14 @@ function readBool(env: NodeJS.ProcessEnv, name: string): boolean {
   throw new ConfigError(`${name} must be true or false (got ${env[name]})`);
 }
 
-const TLS_SETTINGS = ['KAFKA_SSL_CA_FILE', 'KAFKA_SSL_CERT_FILE', 'KAFKA_SSL_KEY_FILE', 'KAFKA_SSL_KEY_PASSWORD', 'KAFKA_SSL_KEY_PASSWORD_FILE', 'KAFKA_SSL_SERVERNAME'];
+const TLS_SETTINGS = [
+  'KAFKA_SSL_CA_FILE',
+  'KAFKA_SSL_CERT_FILE',
+  'KAFKA_SSL_KEY_FILE',
+  'KAFKA_SSL_KEY_PASSWORD',
+  'KAFKA_SSL_KEY_PASSWORD_FILE',
+  'KAFKA_SSL_SERVERNAME',
+];
 const SASL_SETTINGS = ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_USERNAME_FILE', 'KAFKA_SASL_PASSWORD', 'KAFKA_SASL_PASSWORD_FILE'];
 
 function readTls(env: NodeJS.ProcessEnv, readFile: ReadFile): KafkaTls | null {
@@ -89,9 +96,17 @@ function readTls(env: NodeJS.ProcessEnv, readFile: ReadFile): KafkaTls | null {
   const tls: KafkaTls = {};
   const ca = pemFile(env, 'KAFKA_SSL_CA_FILE', readFile, /-----BEGIN CERTIFICATE-----/, 'certificate (-----BEGIN CERTIFICATE-----)');
   const cert = pemFile(env, 'KAFKA_SSL_CERT_FILE', readFile, /-----BEGIN CERTIFICATE-----/, 'certificate (-----BEGIN CERTIFICATE-----)');
-  const key = pemFile(env, 'KAFKA_SSL_KEY_FILE', readFile, /-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'private key (-----BEGIN ... PRIVATE KEY-----)');
-  if (cert !== undefined && key === undefined) throw new ConfigError('KAFKA_SSL_CERT_FILE is set without KAFKA_SSL_KEY_FILE (mTLS needs both)');
-  if (key !== undefined && cert === undefined) throw new ConfigError('KAFKA_SSL_KEY_FILE is set without KAFKA_SSL_CERT_FILE (mTLS needs both)');
+  const key = pemFile(
+    env,
+    'KAFKA_SSL_KEY_FILE',
+    readFile,
+    /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
+    'private key (-----BEGIN ... PRIVATE KEY-----)',
+  );
+  if (cert !== undefined && key === undefined)
+    throw new ConfigError('KAFKA_SSL_CERT_FILE is set without KAFKA_SSL_KEY_FILE (mTLS needs both)');
+  if (key !== undefined && cert === undefined)
+    throw new ConfigError('KAFKA_SSL_KEY_FILE is set without KAFKA_SSL_CERT_FILE (mTLS needs both)');
   const keyPassword = valueOrFile(env, 'KAFKA_SSL_KEY_PASSWORD', readFile, true);
   if (keyPassword !== undefined && key === undefined) throw new ConfigError('KAFKA_SSL_KEY_PASSWORD is set without KAFKA_SSL_KEY_FILE');
   if (ca !== undefined) tls.ca = ca;
@@ -110,11 +125,14 @@ function readSasl(env: NodeJS.ProcessEnv, readFile: ReadFile, tls: boolean): Kaf
     return null;
   }
   const mechanism = SASL_MECHANISMS.find((m) => m === raw);
-  if (!mechanism) throw new ConfigError(`KAFKA_SASL_MECHANISM must be one of ${SASL_MECHANISMS.join(', ')} (got ${env['KAFKA_SASL_MECHANISM']})`);
+  if (!mechanism)
+    throw new ConfigError(`KAFKA_SASL_MECHANISM must be one of ${SASL_MECHANISMS.join(', ')} (got ${env['KAFKA_SASL_MECHANISM']})`);
   const username = valueOrFile(env, 'KAFKA_SASL_USERNAME', readFile, true);
-  if (username === undefined) throw new ConfigError(`KAFKA_SASL_MECHANISM=${mechanism} needs KAFKA_SASL_USERNAME (or KAFKA_SASL_USERNAME_FILE)`);
+  if (username === undefined)
+    throw new ConfigError(`KAFKA_SASL_MECHANISM=${mechanism} needs KAFKA_SASL_USERNAME (or KAFKA_SASL_USERNAME_FILE)`);
   const password = valueOrFile(env, 'KAFKA_SASL_PASSWORD', readFile, true);
-  if (password === undefined) throw new ConfigError(`KAFKA_SASL_MECHANISM=${mechanism} needs KAFKA_SASL_PASSWORD (or KAFKA_SASL_PASSWORD_FILE)`);
+  if (password === undefined)
+    throw new ConfigError(`KAFKA_SASL_MECHANISM=${mechanism} needs KAFKA_SASL_PASSWORD (or KAFKA_SASL_PASSWORD_FILE)`);
   // PLAIN sends the password itself; SCRAM (a challenge-response) may run on SASL_PLAINTEXT.
   if (mechanism === 'plain' && !tls) throw new ConfigError('KAFKA_SASL_MECHANISM=plain sends the password in clear: set KAFKA_SSL=true');
   return { mechanism, username, password: new Secret(password) };
@@ -131,6 +149,11 @@ export function describeKafkaSecurity(s: KafkaSecurity): string {
   const protocol = `${s.sasl ? 'SASL_' : ''}${s.tls ? 'SSL' : 'PLAINTEXT'}`;
   const parts: string[] = [];
   if (s.sasl) parts.push(`${s.sasl.mechanism} as ${s.sasl.username}`);
-  if (s.tls) parts.push(s.tls.ca ? 'own CA' : 'system CAs', ...(s.tls.cert ? ['client certificate'] : []), ...(s.tls.servername ? [`server name ${s.tls.servername}`] : []));
+  if (s.tls)
+    parts.push(
+      s.tls.ca ? 'own CA' : 'system CAs',
+      ...(s.tls.cert ? ['client certificate'] : []),
+      ...(s.tls.servername ? [`server name ${s.tls.servername}`] : []),
+    );
   return parts.length ? `${protocol} (${parts.join(', ')})` : protocol;
 }

@@ -47,7 +47,12 @@ describe('Kafka client security settings (issue 14)', () => {
   });
 
   it.each(['plain', 'SCRAM-SHA-256', 'scram-sha-512'])('reads SASL %s, the password from a _FILE, trimmed', (mechanism) => {
-    const s = read({ KAFKA_SSL: '1', KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: 'ingest', KAFKA_SASL_PASSWORD_FILE: '/run/secrets/password' });
+    const s = read({
+      KAFKA_SSL: '1',
+      KAFKA_SASL_MECHANISM: mechanism,
+      KAFKA_SASL_USERNAME: 'ingest',
+      KAFKA_SASL_PASSWORD_FILE: '/run/secrets/password',
+    });
     expect(s.sasl?.mechanism).toBe(mechanism.toLowerCase());
     expect(s.sasl?.username).toBe('ingest');
     expect(s.sasl?.password.reveal()).toBe('s3cret-from-file');
@@ -60,22 +65,83 @@ describe('Kafka client security settings (issue 14)', () => {
   });
 
   it.each<[string, NodeJS.ProcessEnv, string]>([
-    ['an unknown mechanism', { KAFKA_SASL_MECHANISM: 'gssapi', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' }, 'KAFKA_SASL_MECHANISM must be one of plain, scram-sha-256, scram-sha-512 (got gssapi)'],
-    ['a mechanism without a username', { KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_PASSWORD: 'p' }, 'KAFKA_SASL_MECHANISM=scram-sha-256 needs KAFKA_SASL_USERNAME (or KAFKA_SASL_USERNAME_FILE)'],
-    ['a mechanism without a password', { KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_USERNAME: 'u' }, 'KAFKA_SASL_MECHANISM=scram-sha-256 needs KAFKA_SASL_PASSWORD (or KAFKA_SASL_PASSWORD_FILE)'],
-    ['a username without a mechanism', { KAFKA_SASL_USERNAME: 'u' }, 'KAFKA_SASL_USERNAME is set but KAFKA_SASL_MECHANISM is not (one of plain, scram-sha-256, scram-sha-512)'],
-    ['PLAIN without TLS', { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' }, 'KAFKA_SASL_MECHANISM=plain sends the password in clear: set KAFKA_SSL=true'],
-    ['a password and a password file', { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p', KAFKA_SASL_PASSWORD_FILE: '/run/secrets/password' }, 'set KAFKA_SASL_PASSWORD or KAFKA_SASL_PASSWORD_FILE, not both'],
-    ['a _FILE that does not exist', { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD_FILE: '/run/secrets/missing' }, 'KAFKA_SASL_PASSWORD_FILE=/run/secrets/missing cannot be read (no such file)'],
-    ['an empty _FILE', { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD_FILE: '/run/secrets/empty' }, 'KAFKA_SASL_PASSWORD_FILE=/run/secrets/empty is empty'],
+    [
+      'an unknown mechanism',
+      { KAFKA_SASL_MECHANISM: 'gssapi', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' },
+      'KAFKA_SASL_MECHANISM must be one of plain, scram-sha-256, scram-sha-512 (got gssapi)',
+    ],
+    [
+      'a mechanism without a username',
+      { KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_PASSWORD: 'p' },
+      'KAFKA_SASL_MECHANISM=scram-sha-256 needs KAFKA_SASL_USERNAME (or KAFKA_SASL_USERNAME_FILE)',
+    ],
+    [
+      'a mechanism without a password',
+      { KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_USERNAME: 'u' },
+      'KAFKA_SASL_MECHANISM=scram-sha-256 needs KAFKA_SASL_PASSWORD (or KAFKA_SASL_PASSWORD_FILE)',
+    ],
+    [
+      'a username without a mechanism',
+      { KAFKA_SASL_USERNAME: 'u' },
+      'KAFKA_SASL_USERNAME is set but KAFKA_SASL_MECHANISM is not (one of plain, scram-sha-256, scram-sha-512)',
+    ],
+    [
+      'PLAIN without TLS',
+      { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' },
+      'KAFKA_SASL_MECHANISM=plain sends the password in clear: set KAFKA_SSL=true',
+    ],
+    [
+      'a password and a password file',
+      {
+        KAFKA_SASL_MECHANISM: 'scram-sha-512',
+        KAFKA_SASL_USERNAME: 'u',
+        KAFKA_SASL_PASSWORD: 'p',
+        KAFKA_SASL_PASSWORD_FILE: '/run/secrets/password',
+      },
+      'set KAFKA_SASL_PASSWORD or KAFKA_SASL_PASSWORD_FILE, not both',
+    ],
+    [
+      'a _FILE that does not exist',
+      { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD_FILE: '/run/secrets/missing' },
+      'KAFKA_SASL_PASSWORD_FILE=/run/secrets/missing cannot be read (no such file)',
+    ],
+    [
+      'an empty _FILE',
+      { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD_FILE: '/run/secrets/empty' },
+      'KAFKA_SASL_PASSWORD_FILE=/run/secrets/empty is empty',
+    ],
     ['a CA without KAFKA_SSL', { KAFKA_SSL_CA_FILE: '/run/secrets/ca.pem' }, 'KAFKA_SSL_CA_FILE is set but KAFKA_SSL is not true'],
     ['KAFKA_SSL not a boolean', { KAFKA_SSL: 'yes please' }, 'KAFKA_SSL must be true or false (got yes please)'],
-    ['a CA file that does not exist', { KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: '/nope.pem' }, 'KAFKA_SSL_CA_FILE=/nope.pem cannot be read (no such file)'],
-    ['a CA file that is not PEM', { KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: '/run/secrets/not-pem' }, 'KAFKA_SSL_CA_FILE=/run/secrets/not-pem is not a PEM certificate (-----BEGIN CERTIFICATE-----)'],
-    ['a key file that holds a certificate', { KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '/run/secrets/client.pem', KAFKA_SSL_KEY_FILE: '/run/secrets/client.pem' }, 'KAFKA_SSL_KEY_FILE=/run/secrets/client.pem is not a PEM private key (-----BEGIN ... PRIVATE KEY-----)'],
-    ['a client certificate without its key', { KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '/run/secrets/client.pem' }, 'KAFKA_SSL_CERT_FILE is set without KAFKA_SSL_KEY_FILE (mTLS needs both)'],
-    ['a client key without its certificate', { KAFKA_SSL: 'true', KAFKA_SSL_KEY_FILE: '/run/secrets/client.key' }, 'KAFKA_SSL_KEY_FILE is set without KAFKA_SSL_CERT_FILE (mTLS needs both)'],
-    ['a key password without a key', { KAFKA_SSL: 'true', KAFKA_SSL_KEY_PASSWORD: 'k' }, 'KAFKA_SSL_KEY_PASSWORD is set without KAFKA_SSL_KEY_FILE'],
+    [
+      'a CA file that does not exist',
+      { KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: '/nope.pem' },
+      'KAFKA_SSL_CA_FILE=/nope.pem cannot be read (no such file)',
+    ],
+    [
+      'a CA file that is not PEM',
+      { KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: '/run/secrets/not-pem' },
+      'KAFKA_SSL_CA_FILE=/run/secrets/not-pem is not a PEM certificate (-----BEGIN CERTIFICATE-----)',
+    ],
+    [
+      'a key file that holds a certificate',
+      { KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '/run/secrets/client.pem', KAFKA_SSL_KEY_FILE: '/run/secrets/client.pem' },
+      'KAFKA_SSL_KEY_FILE=/run/secrets/client.pem is not a PEM private key (-----BEGIN ... PRIVATE KEY-----)',
+    ],
+    [
+      'a client certificate without its key',
+      { KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '/run/secrets/client.pem' },
+      'KAFKA_SSL_CERT_FILE is set without KAFKA_SSL_KEY_FILE (mTLS needs both)',
+    ],
+    [
+      'a client key without its certificate',
+      { KAFKA_SSL: 'true', KAFKA_SSL_KEY_FILE: '/run/secrets/client.key' },
+      'KAFKA_SSL_KEY_FILE is set without KAFKA_SSL_CERT_FILE (mTLS needs both)',
+    ],
+    [
+      'a key password without a key',
+      { KAFKA_SSL: 'true', KAFKA_SSL_KEY_PASSWORD: 'k' },
+      'KAFKA_SSL_KEY_PASSWORD is set without KAFKA_SSL_KEY_FILE',
+    ],
   ])('refuses %s with one clear error', (_name, env, message) => {
     expect(() => read(env)).toThrow(message);
   });
@@ -98,7 +164,11 @@ describe('Kafka client security settings (issue 14)', () => {
   });
 
   it('is part of the common config every service reads', () => {
-    const common = readCommonConfig({ KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_USERNAME: 'ingest', KAFKA_SASL_PASSWORD: 'hunter2-password' });
+    const common = readCommonConfig({
+      KAFKA_SASL_MECHANISM: 'scram-sha-256',
+      KAFKA_SASL_USERNAME: 'ingest',
+      KAFKA_SASL_PASSWORD: 'hunter2-password',
+    });
     expect(common.kafkaSecurity.sasl?.username).toBe('ingest');
     expect(JSON.stringify(common)).not.toContain('hunter2-password');
   });
@@ -106,15 +176,27 @@ describe('Kafka client security settings (issue 14)', () => {
 
 describe('topic replication settings (issue 14)', () => {
   it('defaults to 3 and 2 for a cluster named by KAFKA_BROKERS, 1 and 1 for the dev stack', () => {
-    expect(readTopicReplication({ KAFKA_BROKERS: 'k1:9092,k2:9092,k3:9092' })).toEqual({ replicationFactor: 3, minInsyncReplicas: 2, explicit: false });
+    expect(readTopicReplication({ KAFKA_BROKERS: 'k1:9092,k2:9092,k3:9092' })).toEqual({
+      replicationFactor: 3,
+      minInsyncReplicas: 2,
+      explicit: false,
+    });
     expect(readTopicReplication({})).toEqual({ replicationFactor: 1, minInsyncReplicas: 1, explicit: false });
     // the dev stack's own three-node cluster (issue 14) gets the production plan
     expect(readTopicReplication({ KAFKA_CLUSTER_SIZE: '3' })).toEqual({ replicationFactor: 3, minInsyncReplicas: 2, explicit: false });
   });
 
   it('takes both from settings; min ISR follows a lower replication factor', () => {
-    expect(readTopicReplication({ KAFKA_BROKERS: 'k:9092', KAFKA_REPLICATION_FACTOR: '5', KAFKA_MIN_INSYNC_REPLICAS: '3' })).toEqual({ replicationFactor: 5, minInsyncReplicas: 3, explicit: true });
-    expect(readTopicReplication({ KAFKA_BROKERS: 'k:9092', KAFKA_REPLICATION_FACTOR: '1' })).toEqual({ replicationFactor: 1, minInsyncReplicas: 1, explicit: true });
+    expect(readTopicReplication({ KAFKA_BROKERS: 'k:9092', KAFKA_REPLICATION_FACTOR: '5', KAFKA_MIN_INSYNC_REPLICAS: '3' })).toEqual({
+      replicationFactor: 5,
+      minInsyncReplicas: 3,
+      explicit: true,
+    });
+    expect(readTopicReplication({ KAFKA_BROKERS: 'k:9092', KAFKA_REPLICATION_FACTOR: '1' })).toEqual({
+      replicationFactor: 1,
+      minInsyncReplicas: 1,
+      explicit: true,
+    });
   });
 
   it('refuses a min ISR above the replication factor', () => {

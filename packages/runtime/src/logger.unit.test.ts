@@ -38,7 +38,9 @@ describe('logger (issue 15)', () => {
     const child = log.child({ component: 'kafka' });
     child.info('dropped');
     child.warn({ n: 1 }, 'kept');
-    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([expect.objectContaining({ component: 'kafka', n: 1, msg: 'kept' })]);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ component: 'kafka', n: 1, msg: 'kept' }),
+    ]);
   });
 
   it('every line written inside a request carries its request id, however deep the child', async () => {
@@ -71,7 +73,10 @@ describe('logger (issue 15)', () => {
   it('secrets in bindings and fields stay redacted', () => {
     const { lines, stream } = capture();
     const log = createLogger({ name: 'gateway', destination: stream });
-    log.child({ component: 'a' }).child({ component: 'b' }).info({ headers: { authorization: 'Bearer s' } }, 'h');
+    log
+      .child({ component: 'a' })
+      .child({ component: 'b' })
+      .info({ headers: { authorization: 'Bearer s' } }, 'h');
     expect(lines[0]).not.toContain('Bearer');
   });
 

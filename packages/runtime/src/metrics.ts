@@ -87,7 +87,18 @@ export interface MetricProblem {
 }
 
 const UNIT_ABBREVIATIONS = new Set(['s', 'ms', 'us', 'ns', 'sec', 'b', 'kb', 'mb', 'gb', 'tb', 'pb', 'm', 'h', 'd']);
-const NON_BASE_UNITS = new Set(['milliseconds', 'microseconds', 'nanoseconds', 'minutes', 'hours', 'days', 'kilobytes', 'megabytes', 'gigabytes', 'percent']);
+const NON_BASE_UNITS = new Set([
+  'milliseconds',
+  'microseconds',
+  'nanoseconds',
+  'minutes',
+  'hours',
+  'days',
+  'kilobytes',
+  'megabytes',
+  'gigabytes',
+  'percent',
+]);
 
 /**
  * The naming rules `promtool check metrics` applies, in plain JS (the project does not depend on
@@ -130,8 +141,10 @@ export function lintExposition(text: string): MetricProblem[] {
     if (!help.has(name)) add(name, 'no help text');
     const isHistogram = type === 'histogram' || type === 'summary';
     if (type === 'counter' && !name.endsWith('_total')) add(name, 'counter metrics should have "_total" suffix');
-    if (type !== 'counter' && type !== 'untyped' && name.endsWith('_total')) add(name, 'non-counter metrics should not have "_total" suffix');
-    if (!isHistogram && /_(bucket|count|sum)$/.test(name)) add(name, `non-histogram and non-summary metrics should not have "${/_(bucket|count|sum)$/.exec(name)![1]}" suffix`);
+    if (type !== 'counter' && type !== 'untyped' && name.endsWith('_total'))
+      add(name, 'non-counter metrics should not have "_total" suffix');
+    if (!isHistogram && /_(bucket|count|sum)$/.test(name))
+      add(name, `non-histogram and non-summary metrics should not have "${/_(bucket|count|sum)$/.exec(name)![1]}" suffix`);
     if (!/^[a-z_:][a-z0-9_:]*$/.test(name)) add(name, "metric names should be written in 'snake_case' not 'camelCase'");
     if (name.includes(':')) add(name, 'metric names should not contain ":"');
     const parts = name.split('_');
@@ -144,7 +157,8 @@ export function lintExposition(text: string): MetricProblem[] {
     for (const [, labels] of samples) {
       for (const l of labels) {
         if (!/^[a-z_][a-z0-9_]*$/.test(l)) add(name, `label names should be written in 'snake_case' not 'camelCase': ${l}`);
-        if (!isHistogram && (l === 'le' || l === 'quantile')) add(name, `non-histogram and non-summary metrics should not have "${l}" label`);
+        if (!isHistogram && (l === 'le' || l === 'quantile'))
+          add(name, `non-histogram and non-summary metrics should not have "${l}" label`);
       }
     }
   }

@@ -37,8 +37,8 @@ describe('lintExposition', () => {
     expect(problems.map((p) => `${p.metric}: ${p.problem}`).sort()).toEqual(
       [
         'jobs_done: counter metrics should have "_total" suffix',
-        'labelled: label names should be written in \'snake_case\' not \'camelCase\': shopId',
-        'queueDepth: metric names should be written in \'snake_case\' not \'camelCase\'',
+        "labelled: label names should be written in 'snake_case' not 'camelCase': shopId",
+        "queueDepth: metric names should be written in 'snake_case' not 'camelCase'",
         'queue_total: non-counter metrics should not have "_total" suffix',
         'request_latency_ms: metric names should not contain abbreviated units',
         'request_milliseconds: use base units (seconds, bytes, ratio) instead of "milliseconds"',

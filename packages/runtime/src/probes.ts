@@ -8,7 +8,10 @@ export type ReadinessChecks = Record<string, boolean>;
  * true. A check that throws, or that does not answer within `timeoutMs` (a black-holed database
  * holds a query until TCP gives up), is not ready: the probe answers 503 in time instead of hanging.
  */
-export async function checkReadiness(isReady: () => Promise<ReadinessChecks>, timeoutMs = 2000): Promise<{ ok: boolean; checks: ReadinessChecks }> {
+export async function checkReadiness(
+  isReady: () => Promise<ReadinessChecks>,
+  timeoutMs = 2000,
+): Promise<{ ok: boolean; checks: ReadinessChecks }> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<ReadinessChecks>((resolve) => {
     timer = setTimeout(() => resolve({ answered_in_time: false }), timeoutMs);

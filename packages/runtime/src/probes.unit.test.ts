@@ -3,8 +3,14 @@ import { checkReadiness, readinessProbe } from './probes.ts';
 
 describe('checkReadiness', () => {
   it('is ready only when every check is true', async () => {
-    expect(await checkReadiness(async () => ({ database: true, kafka: true }))).toEqual({ ok: true, checks: { database: true, kafka: true } });
-    expect(await checkReadiness(async () => ({ database: true, kafka: false }))).toEqual({ ok: false, checks: { database: true, kafka: false } });
+    expect(await checkReadiness(async () => ({ database: true, kafka: true }))).toEqual({
+      ok: true,
+      checks: { database: true, kafka: true },
+    });
+    expect(await checkReadiness(async () => ({ database: true, kafka: false }))).toEqual({
+      ok: false,
+      checks: { database: true, kafka: false },
+    });
     expect((await checkReadiness(async () => ({}))).ok).toBe(false);
   });
 

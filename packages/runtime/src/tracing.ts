@@ -120,7 +120,11 @@ export interface SpanOptions {
 export function startSpan(name: string, opts: SpanOptions = {}): { span: Span; context: Context } | undefined {
   if (!tracer) return undefined;
   const parent = opts.parent ?? context.active();
-  const span = tracer.startSpan(name, { kind: opts.kind ?? SpanKind.INTERNAL, attributes: opts.attributes ?? {}, links: opts.links ?? [] }, parent);
+  const span = tracer.startSpan(
+    name,
+    { kind: opts.kind ?? SpanKind.INTERNAL, attributes: opts.attributes ?? {}, links: opts.links ?? [] },
+    parent,
+  );
   return { span, context: trace.setSpan(parent, span) };
 }
 

@@ -38,7 +38,8 @@ function hostile(port: number, lines: string[], first = '', everyMs = 0): Hostil
   const answer = new Promise<{ status: number; text: string; at: number }>((resolve) => {
     s.on('data', (c: Buffer) => {
       data += c.toString('utf8');
-      if (data.includes('\r\n\r\n')) resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0), text: data, at: performance.now() - started });
+      if (data.includes('\r\n\r\n'))
+        resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0), text: data, at: performance.now() - started });
     });
   });
   const closed = new Promise<number>((resolve) =>
@@ -48,8 +49,19 @@ function hostile(port: number, lines: string[], first = '', everyMs = 0): Hostil
     }),
   );
   s.on('error', () => {});
-  s.write([`POST /api/ingest/products HTTP/1.1`, 'Host: 127.0.0.1', 'Content-Type: application/json', `x-ingest-secret: ${TEST_INGEST_SECRET}`, ...lines, '', first].join('\r\n'));
-  if (everyMs > 0) timer = setInterval(() => s.writable && s.write(lines.includes('Transfer-Encoding: chunked') ? '1\r\n \r\n' : ' '), everyMs);
+  s.write(
+    [
+      `POST /api/ingest/products HTTP/1.1`,
+      'Host: 127.0.0.1',
+      'Content-Type: application/json',
+      `x-ingest-secret: ${TEST_INGEST_SECRET}`,
+      ...lines,
+      '',
+      first,
+    ].join('\r\n'),
+  );
+  if (everyMs > 0)
+    timer = setInterval(() => s.writable && s.write(lines.includes('Transfer-Encoding: chunked') ? '1\r\n \r\n' : ' '), everyMs);
   return { answer, closed, write: (text) => void s.write(text) };
 }
 
@@ -96,9 +108,15 @@ describe('issue 12: the in-flight budget counts bytes actually received, at most
     const gw = await start({ ...config, bodyTimeoutMs: 300 });
     const held = Array.from({ length: 4 }, () => hostile(gw.port, ['Content-Length: 250'], 'x'.repeat(240)));
     await new Promise((r) => setTimeout(r, 100));
-    expect((await legit(gw, JSON.stringify({ shop: 'a.example', products: [{ barcode: 'B'.repeat(50), product_name: 'N'.repeat(50) }] }))).status).toBe(429);
+    expect(
+      (await legit(gw, JSON.stringify({ shop: 'a.example', products: [{ barcode: 'B'.repeat(50), product_name: 'N'.repeat(50) }] })))
+        .status,
+    ).toBe(429);
     await Promise.all(held.map((h) => h.closed));
-    expect((await legit(gw, JSON.stringify({ shop: 'a.example', products: [{ barcode: 'B'.repeat(50), product_name: 'N'.repeat(50) }] }))).status).toBe(202);
+    expect(
+      (await legit(gw, JSON.stringify({ shop: 'a.example', products: [{ barcode: 'B'.repeat(50), product_name: 'N'.repeat(50) }] })))
+        .status,
+    ).toBe(202);
   });
 });
 

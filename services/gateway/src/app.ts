@@ -105,7 +105,10 @@ export function buildApp(deps: GatewayDeps): Express {
   );
   // One in-flight budget (D13) for every write route; each route admits only after its own
   // authentication and header checks (intake.ts), so an unauthenticated request never holds it.
-  const admission = inflightLimiter(config.maxInflightBytes, deps.backlog ? { lag: () => deps.backlog?.lag() ?? null, max: config.maxConsumerLag } : null);
+  const admission = inflightLimiter(
+    config.maxInflightBytes,
+    deps.backlog ? { lag: () => deps.backlog?.lag() ?? null, max: config.maxConsumerLag } : null,
+  );
   // A body over one connection's share of the budget could never be admitted: it is too large.
   // Then each shop's own budgets (issue 16 item 3), once the body names the shop: a shop over them
   // gets 429 while the others go on; the global budget above stays the last line for everyone.
@@ -121,7 +124,9 @@ export function buildApp(deps: GatewayDeps): Express {
     bodyLimitBytes: Math.min(config.bodyLimitBytes, admission.perConnectionBytes),
     bodyTimeoutMs: config.bodyTimeoutMs,
   };
-  app.use(productRoutes({ ...submit, ...front, schemas: deps.schemas, ingestSecrets: config.ingestSecrets, cronSecrets: config.cronSecrets }));
+  app.use(
+    productRoutes({ ...submit, ...front, schemas: deps.schemas, ingestSecrets: config.ingestSecrets, cronSecrets: config.cronSecrets }),
+  );
   const ingest = { ...submit, ...front, schemas: deps.schemas, ingestSecrets: config.ingestSecrets };
   app.use(inventoryRoutes({ ...ingest, businessTimezone: config.businessTimezone }));
   app.use(adminRoutes({ ...ingest, businessTimezone: config.businessTimezone }));

@@ -68,7 +68,8 @@ export function parseJsonObject(limitBytes: number): RequestHandler[] {
 /** The body as body-parser decoded it (its `utf-16` picks the byte order by BOM, else by the first character). */
 function decode(buf: Buffer, encoding: string): string | null {
   let label = encoding.toLowerCase();
-  if (label === 'utf-16' || label === 'utf16') label = (buf[0] === 0xfe && buf[1] === 0xff) || (buf[0] === 0 && buf[1] !== 0) ? 'utf-16be' : 'utf-16le';
+  if (label === 'utf-16' || label === 'utf16')
+    label = (buf[0] === 0xfe && buf[1] === 0xff) || (buf[0] === 0 && buf[1] !== 0) ? 'utf-16be' : 'utf-16le';
   try {
     return new TextDecoder(label).decode(buf);
   } catch {

@@ -29,7 +29,9 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
       [ERROR_CODE_HEADER]: 'bad_request',
       Connection: 'close',
     };
-    const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const head = Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\n${head}\r\n${body}`);
   }
   socket.destroy();

@@ -17,7 +17,8 @@ function pool(queries: string[]): Pool {
   return {
     query: async (sql: string, params: unknown[] = []) => {
       queries.push(sql);
-      if (sql.includes('FROM agent_runtime.command_requests')) return { rows: params[0] === ID ? [{ shop: 'shop.example', received_at: RECEIVED }] : [], rowCount: 1 };
+      if (sql.includes('FROM agent_runtime.command_requests'))
+        return { rows: params[0] === ID ? [{ shop: 'shop.example', received_at: RECEIVED }] : [], rowCount: 1 };
       if (sql.includes('FROM agent_runtime.projector_checkpoints')) {
         expect(params).toEqual(['commands.topic', 2]);
         return { rows: [{ next_offset: '40', updated_at: new Date('2026-11-23T10:00:03.000Z') }], rowCount: 1 };

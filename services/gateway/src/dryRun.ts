@@ -47,7 +47,8 @@ export async function answerDryRun(dryRunner: DryRunner, res: Response, command:
     throw err;
   }
   // The real request would be refused by the command log (message_too_large).
-  if (Buffer.byteLength(message, 'utf8') > MAX_MESSAGE_BYTES) throw new ApiError(413, 'body_too_large', { ok: false, error: 'request too large for the command log' });
+  if (Buffer.byteLength(message, 'utf8') > MAX_MESSAGE_BYTES)
+    throw new ApiError(413, 'body_too_large', { ok: false, error: 'request too large for the command log' });
   let out: DryRunOutcome;
   try {
     out = await dryRunner.run(message);
@@ -59,7 +60,9 @@ export async function answerDryRun(dryRunner: DryRunner, res: Response, command:
   }
   if (out.outcome === 'parked') {
     // What the real request's caller would be told: accepted, but parked (issue 11).
-    res.status(202).json({ ok: true, status: 'parked', dry_run: true, as_of: out.as_of, error: out.error, waiting_behind: out.waiting_behind });
+    res
+      .status(202)
+      .json({ ok: true, status: 'parked', dry_run: true, as_of: out.as_of, error: out.error, waiting_behind: out.waiting_behind });
     return;
   }
   sendReply(res, out.reply.status, { ...out.reply.body, dry_run: true, as_of: out.as_of });

@@ -29,10 +29,17 @@ async function send(url: string, init: RequestInit): Promise<Answer> {
   return { status: res.status, text, json, headers: res.headers };
 }
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  send(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  send(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 const get = (url: string, headers: Record<string, string> = {}) => send(url, { headers });
 
-const cron = (shop?: string, secret = TEST_CRON_SECRET): Record<string, string> => ({ 'x-cron-secret': secret, ...(shop === undefined ? {} : { 'x-shop': shop }) });
+const cron = (shop?: string, secret = TEST_CRON_SECRET): Record<string, string> => ({
+  'x-cron-secret': secret,
+  ...(shop === undefined ? {} : { 'x-shop': shop }),
+});
 const ing = (secret = TEST_INGEST_SECRET): Record<string, string> => ({ 'x-ingest-secret': secret });
 const item = (barcode: string, extra: Record<string, unknown> = {}) => ({ barcode, product_name: `Product ${barcode}`, ...extra });
 
@@ -109,9 +116,16 @@ function rawPost(port: number, path: string, headerLines: string[], body: string
       resolve({ status, body: text });
     });
     s.write(
-      [`POST ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', ...headerLines, '', body].join(
-        '\r\n',
-      ),
+      [
+        `POST ${path} HTTP/1.1`,
+        'Host: 127.0.0.1',
+        'Content-Type: application/json',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Connection: close',
+        ...headerLines,
+        '',
+        body,
+      ].join('\r\n'),
     );
   });
 }
@@ -136,20 +150,34 @@ describe('D8: /api/products/bulk-upsert auth', () => {
   it('wrong x-cron-secret, the ingest secret as cron secret, the ingest header -> 401 text `unauthorized`, nothing appended', async () => {
     expectUnauthorized('wrong cron secret', await post(`${gw.url}/api/products/bulk-upsert`, body, cron('d8.example', 'nope')));
     // The ingest secret is not a cron secret.
-    expectUnauthorized('ingest secret as cron secret', await post(`${gw.url}/api/products/bulk-upsert`, body, cron('d8.example', TEST_INGEST_SECRET)));
-    expectUnauthorized('ingest header on endpoint 1', await post(`${gw.url}/api/products/bulk-upsert`, body, { ...ing(), 'x-shop': 'd8.example' }));
+    expectUnauthorized(
+      'ingest secret as cron secret',
+      await post(`${gw.url}/api/products/bulk-upsert`, body, cron('d8.example', TEST_INGEST_SECRET)),
+    );
+    expectUnauthorized(
+      'ingest header on endpoint 1',
+      await post(`${gw.url}/api/products/bulk-upsert`, body, { ...ing(), 'x-shop': 'd8.example' }),
+    );
     expect(gw.appended).toEqual([]);
   });
 
   it('right secret but no x-shop, or a blank one -> 400 `x-shop header required`', async () => {
-    expectJsonError('no x-shop', await post(`${gw.url}/api/products/bulk-upsert`, body, cron()), 400, { ok: false, error: 'x-shop header required' });
-    expectJsonError('blank x-shop', await post(`${gw.url}/api/products/bulk-upsert`, body, cron('   ')), 400, { ok: false, error: 'x-shop header required' });
+    expectJsonError('no x-shop', await post(`${gw.url}/api/products/bulk-upsert`, body, cron()), 400, {
+      ok: false,
+      error: 'x-shop header required',
+    });
+    expectJsonError('blank x-shop', await post(`${gw.url}/api/products/bulk-upsert`, body, cron('   ')), 400, {
+      ok: false,
+      error: 'x-shop header required',
+    });
     expect(gw.appended).toEqual([]);
   });
 
   it('right secret and x-shop -> the command is appended for that shop (the control case)', async () => {
     expectAccepted('control', await post(`${gw.url}/api/products/bulk-upsert`, body, cron('d8.example')));
-    expect(gw.appended).toMatchObject([{ kind: 'products.upsert', shop: 'd8.example', payload: { response: 'bulk_upsert', items: [{ product: { barcode: 'D8' } }] } }]);
+    expect(gw.appended).toMatchObject([
+      { kind: 'products.upsert', shop: 'd8.example', payload: { response: 'bulk_upsert', items: [{ product: { barcode: 'D8' } }] } },
+    ]);
   });
 });
 
@@ -213,16 +241,22 @@ describe('D9: a comma-separated secret list', () => {
   beforeEach(() => {
     rotating.appended.length = 0;
   });
-  const sendWith = (secret: string, barcode: string) => post(`${rotating.url}/api/ingest/products`, { shop: 'd9.example', products: [item(barcode)] }, ing(secret));
+  const sendWith = (secret: string, barcode: string) =>
+    post(`${rotating.url}/api/ingest/products`, { shop: 'd9.example', products: [item(barcode)] }, ing(secret));
 
   it('the settings are read as lists, the entries trimmed', () => {
-    expect(readGatewayConfig({ INGEST_SECRET: 'old,new', CRON_SECRET: 'cron-a, cron-b' })).toMatchObject({ ingestSecrets: ['old', 'new'], cronSecrets: ['cron-a', 'cron-b'] });
+    expect(readGatewayConfig({ INGEST_SECRET: 'old,new', CRON_SECRET: 'cron-a, cron-b' })).toMatchObject({
+      ingestSecrets: ['old', 'new'],
+      cronSecrets: ['cron-a', 'cron-b'],
+    });
   });
 
   it('accepts every listed ingest secret', async () => {
     expectAccepted('old', await sendWith('old', 'OLD'));
     expectAccepted('new', await sendWith('new', 'NEW'));
-    expect(rotating.appended.map((c) => (c.payload as { items: Array<{ product: { barcode: string } }> }).items[0]!.product.barcode)).toEqual(['OLD', 'NEW']);
+    expect(
+      rotating.appended.map((c) => (c.payload as { items: Array<{ product: { barcode: string } }> }).items[0]!.product.barcode),
+    ).toEqual(['OLD', 'NEW']);
   });
 
   it('refuses a prefix, the whole list, empty, other case, and extra characters; the header is compared exactly', async () => {
@@ -246,7 +280,10 @@ describe('D9: a comma-separated secret list', () => {
   });
 
   it('a gateway with a single secret refuses the rotated ones', async () => {
-    expectUnauthorized('old on the default gateway', await post(`${gw.url}/api/ingest/products`, { shop: 'd9.example', products: [] }, ing('old')));
+    expectUnauthorized(
+      'old on the default gateway',
+      await post(`${gw.url}/api/ingest/products`, { shop: 'd9.example', products: [] }, ing('old')),
+    );
   });
 
   it('the cron secret is a list too (entries trimmed)', async () => {
@@ -254,9 +291,15 @@ describe('D9: a comma-separated secret list', () => {
       ['cron-a', 'CA'],
       ['cron-b', 'CB'],
     ] as const) {
-      expectAccepted(secret, await post(`${rotating.url}/api/products/bulk-upsert`, { products: [item(barcode)] }, cron('d9-cron.example', secret)));
+      expectAccepted(
+        secret,
+        await post(`${rotating.url}/api/products/bulk-upsert`, { products: [item(barcode)] }, cron('d9-cron.example', secret)),
+      );
     }
-    expectUnauthorized('cron list as one', await post(`${rotating.url}/api/products/bulk-upsert`, { products: [] }, cron('d9-cron.example', 'cron-a, cron-b')));
+    expectUnauthorized(
+      'cron list as one',
+      await post(`${rotating.url}/api/products/bulk-upsert`, { products: [] }, cron('d9-cron.example', 'cron-a, cron-b')),
+    );
     expect(shopsAppended(rotating)).toEqual(['d9-cron.example', 'd9-cron.example']);
   });
 });
@@ -280,7 +323,10 @@ describe('D11: body and field errors', () => {
   });
 
   it('an empty body -> 400 `invalid JSON body`', async () => {
-    const answers = [seen('ingest empty', await post(ingestUrl(), '', ing())), seen('bulk empty', await post(bulkUrl(), '', cron('d11.example')))];
+    const answers = [
+      seen('ingest empty', await post(ingestUrl(), '', ing())),
+      seen('bulk empty', await post(bulkUrl(), '', cron('d11.example'))),
+    ];
     expect(answers.map((r) => [r.status, r.json])).toEqual([
       [400, invalid],
       [400, invalid],
@@ -289,26 +335,44 @@ describe('D11: body and field errors', () => {
 
   it('missing shop -> 400 `shop required`', async () => {
     expectJsonError('no shop', await post(ingestUrl(), { products: [item('S')] }, ing()), 400, { ok: false, error: 'shop required' });
-    expectJsonError('empty shop', await post(ingestUrl(), { shop: '', products: [item('S')] }, ing()), 400, { ok: false, error: 'shop required' });
+    expectJsonError('empty shop', await post(ingestUrl(), { shop: '', products: [item('S')] }, ing()), 400, {
+      ok: false,
+      error: 'shop required',
+    });
   });
 
   it('a blank shop (whitespace only) -> 400 `shop required`, not a command that never completes', async () => {
-    expectJsonError('blank shop', await post(ingestUrl(), { shop: '   ', products: [item('BLANK')] }, ing()), 400, { ok: false, error: 'shop required' });
+    expectJsonError('blank shop', await post(ingestUrl(), { shop: '   ', products: [item('BLANK')] }, ing()), 400, {
+      ok: false,
+      error: 'shop required',
+    });
     expect(gw.appended).toEqual([]);
   });
 
   it('shop of the wrong type -> 400 `shop must be string`', async () => {
-    expectJsonError('shop number', await post(ingestUrl(), { shop: 123, products: [item('S')] }, ing()), 400, { ok: false, error: 'shop must be string' });
+    expectJsonError('shop number', await post(ingestUrl(), { shop: 123, products: [item('S')] }, ing()), 400, {
+      ok: false,
+      error: 'shop must be string',
+    });
   });
 
   it('missing products -> 400 `products required` (both endpoints)', async () => {
-    expectJsonError('ingest no products', await post(ingestUrl(), { shop: 'd11.example' }, ing()), 400, { ok: false, error: 'products required' });
+    expectJsonError('ingest no products', await post(ingestUrl(), { shop: 'd11.example' }, ing()), 400, {
+      ok: false,
+      error: 'products required',
+    });
     expectJsonError('bulk no products', await post(bulkUrl(), {}, cron('d11.example')), 400, { ok: false, error: 'products required' });
   });
 
   it('products not an array -> 400 `products must be array` (both endpoints), nothing appended', async () => {
-    expectJsonError('ingest object', await post(ingestUrl(), { shop: 'd11.example', products: { a: 1 } }, ing()), 400, { ok: false, error: 'products must be array' });
-    expectJsonError('bulk string', await post(bulkUrl(), { products: 'B1' }, cron('d11.example')), 400, { ok: false, error: 'products must be array' });
+    expectJsonError('ingest object', await post(ingestUrl(), { shop: 'd11.example', products: { a: 1 } }, ing()), 400, {
+      ok: false,
+      error: 'products must be array',
+    });
+    expectJsonError('bulk string', await post(bulkUrl(), { products: 'B1' }, cron('d11.example')), 400, {
+      ok: false,
+      error: 'products must be array',
+    });
     expect(gw.appended).toEqual([]);
   });
 
@@ -386,7 +450,12 @@ describe('D12: removed interfaces', () => {
       expectJsonError(`${path} no creds`, await post(`${gw.url}${path}`, { a: 1 }), 410, removed);
       expectJsonError(`${path} ingest`, await post(`${gw.url}${path}`, { a: 1 }, ing()), 410, removed);
       expectJsonError(`${path} cron`, await post(`${gw.url}${path}`, { a: 1 }, cron('d12.example')), 410, removed);
-      expectJsonError(`${path} wrong`, await post(`${gw.url}${path}`, { a: 1 }, { ...ing('wrong'), 'x-cron-secret': 'wrong' }), 410, removed);
+      expectJsonError(
+        `${path} wrong`,
+        await post(`${gw.url}${path}`, { a: 1 }, { ...ing('wrong'), 'x-cron-secret': 'wrong' }),
+        410,
+        removed,
+      );
       expectJsonError(`${path} bad body`, await post(`${gw.url}${path}`, '{bad', ing()), 410, removed);
     }
   });
@@ -399,7 +468,10 @@ describe('auth before body', () => {
     expectUnauthorized('ingest wrong + array', await post(`${gw.url}/api/ingest/products`, '[]', ing('wrong')));
     expectUnauthorized('ingest wrong + missing shop', await post(`${gw.url}/api/ingest/products`, { products: 'x' }, ing('wrong')));
     expectUnauthorized('bulk wrong + {bad', await post(`${gw.url}/api/products/bulk-upsert`, '{bad', cron('a.example', 'wrong')));
-    expectUnauthorized('bulk wrong, no shop + {bad', await post(`${gw.url}/api/products/bulk-upsert`, '{bad', { 'x-cron-secret': 'wrong' }));
+    expectUnauthorized(
+      'bulk wrong, no shop + {bad',
+      await post(`${gw.url}/api/products/bulk-upsert`, '{bad', { 'x-cron-secret': 'wrong' }),
+    );
   });
 });
 
@@ -430,7 +502,10 @@ describe('GET /api/commands/{id}', () => {
   });
 
   it('cron secret without x-shop -> 400 `x-shop header required`', async () => {
-    expectJsonError('cron no shop', await get(`${gw.url}/api/commands/${unknownId}`, cron()), 400, { ok: false, error: 'x-shop header required' });
+    expectJsonError('cron no shop', await get(`${gw.url}/api/commands/${unknownId}`, cron()), 400, {
+      ok: false,
+      error: 'x-shop header required',
+    });
   });
 });
 
@@ -442,27 +517,51 @@ describe('issue 12: hostile requests -> their 4xx in the spec shape, never a 500
   it('Content-Encoding gzip or deflate with a body that is not compressed -> 400 `invalid compressed body`, nothing appended', async () => {
     for (const encoding of ['gzip', 'deflate']) {
       const body = JSON.stringify({ shop: 'i12-gzip.example', products: [item('GZ')] });
-      expectJsonError(encoding, await post(`${gw.url}/api/ingest/products`, body, { ...ing(), 'content-encoding': encoding }), 400, { ok: false, error: 'invalid compressed body' });
+      expectJsonError(encoding, await post(`${gw.url}/api/ingest/products`, body, { ...ing(), 'content-encoding': encoding }), 400, {
+        ok: false,
+        error: 'invalid compressed body',
+      });
     }
     expect(gw.appended).toEqual([]);
   });
 
   it('a daily snapshot for 0000-01-01 -> 422 invalid_payload at the edge, not a 500 from PostgreSQL', async () => {
     const r = await post(`${gw.url}/api/admin/daily-snapshot`, { shop: 'i12-daily.example', snapshot_date: '0000-01-01' }, ing());
-    expectJsonError('0000-01-01', r, 422, { ok: false, error_kind: 'invalid_payload', error: 'snapshot_date 0000-01-01 is before 2000-01-01' });
+    expectJsonError('0000-01-01', r, 422, {
+      ok: false,
+      error_kind: 'invalid_payload',
+      error: 'snapshot_date 0000-01-01 is before 2000-01-01',
+    });
   });
 
   it('D27: an unknown inventory line field -> 422 invalid_payload naming its path', async () => {
-    const lines = [{ barcode: 'A', on_hand_qty: 1 }, { barcode: 'B', on_hand_qty: 1, avaliable_qty: 0 }];
-    const r = await post(`${gw.url}/api/ingest/inventory-snapshot`, { shop: 'd27.example', source_system: 'pos', location_id: '0190a000-0000-7000-8000-0000000000a1', lines }, ing());
+    const lines = [
+      { barcode: 'A', on_hand_qty: 1 },
+      { barcode: 'B', on_hand_qty: 1, avaliable_qty: 0 },
+    ];
+    const r = await post(
+      `${gw.url}/api/ingest/inventory-snapshot`,
+      { shop: 'd27.example', source_system: 'pos', location_id: '0190a000-0000-7000-8000-0000000000a1', lines },
+      ing(),
+    );
     expectJsonError('avaliable_qty', r, 422, { ok: false, error_kind: 'invalid_payload', error: 'lines[1].avaliable_qty is not allowed' });
   });
 
   // PostgreSQL text cannot hold NUL: the gateway refuses such a body whole, with a clear 400, and nothing is appended.
   it('a NUL character anywhere in the body (an item, the shop) is refused with 400 and nothing is appended', async () => {
     const nul = { ok: false, error: 'invalid JSON body: strings must not contain NUL (\\u0000)' };
-    expectJsonError('NUL barcode', await post(`${gw.url}/api/ingest/products`, { shop: 'nul-item.example', products: [item('A\u0000B'), item('GOOD')] }, ing()), 400, nul);
-    expectJsonError('NUL shop', await post(`${gw.url}/api/ingest/products`, { shop: 'nul\u0000shop.example', products: [item('X')] }, ing()), 400, nul);
+    expectJsonError(
+      'NUL barcode',
+      await post(`${gw.url}/api/ingest/products`, { shop: 'nul-item.example', products: [item('A\u0000B'), item('GOOD')] }, ing()),
+      400,
+      nul,
+    );
+    expectJsonError(
+      'NUL shop',
+      await post(`${gw.url}/api/ingest/products`, { shop: 'nul\u0000shop.example', products: [item('X')] }, ing()),
+      400,
+      nul,
+    );
     expect(gw.appended).toEqual([]);
   });
 });

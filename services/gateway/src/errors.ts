@@ -29,13 +29,17 @@ export class ApiError extends Error {
 }
 
 export const unauthorized = (): ApiError => new ApiError(401, 'unauthorized', 'unauthorized');
-export const notConfigured = (setting: string): ApiError => new ApiError(503, 'not_configured', { ok: false, error: `${setting} not configured` });
+export const notConfigured = (setting: string): ApiError =>
+  new ApiError(503, 'not_configured', { ok: false, error: `${setting} not configured` });
 export const badRequest = (error: string, code: ErrorCode = 'invalid_request'): ApiError => new ApiError(400, code, { ok: false, error });
 export const unprocessable = (errorKind: 'invalid_payload' | 'location_unresolved' | 'location_ambiguous', error: string): ApiError =>
   new ApiError(422, errorKind, { ok: false, error_kind: errorKind, error });
 export const notFound = (error = 'not found'): ApiError => new ApiError(404, 'not_found', { ok: false, error });
-export const tooManyRequests = (error: string, retryAfterSeconds: number, code: 'too_many_requests' | 'shop_over_budget' = 'too_many_requests'): ApiError =>
-  new ApiError(429, code, { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
+export const tooManyRequests = (
+  error: string,
+  retryAfterSeconds: number,
+  code: 'too_many_requests' | 'shop_over_budget' = 'too_many_requests',
+): ApiError => new ApiError(429, code, { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
 export const unavailable = (error: string, retryAfterSeconds: number): ApiError =>
   new ApiError(503, 'dependency_unavailable', { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
 

@@ -73,7 +73,9 @@ export function inexactNumbers(text: string): InexactNumber[] {
   // Reading every number's source is slow: only when some number is known to be inexact.
   if (!anyInexactToken(text)) return [];
   const reviver: SourceReviver = (_key, value, context) =>
-    typeof value === 'number' && context?.source !== undefined && !sameDecimal(context.source, value) ? new Inexact(context.source, value) : value;
+    typeof value === 'number' && context?.source !== undefined && !sameDecimal(context.source, value)
+      ? new Inexact(context.source, value)
+      : value;
   const tree: unknown = JSON.parse(text, reviver);
   const found: InexactNumber[] = [];
   const stack: Array<[unknown, Array<string | number>]> = [[tree, []]];

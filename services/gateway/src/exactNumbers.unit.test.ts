@@ -25,11 +25,17 @@ describe('sameDecimal', () => {
   ])('%s is not %d', (written, parsed) => expect(sameDecimal(written, parsed)).toBe(false));
 
   it('property: what JSON.stringify writes for any finite double reads back exactly', () => {
-    fc.assert(fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (d) => sameDecimal(JSON.stringify(d), JSON.parse(JSON.stringify(d)) as number)));
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (d) =>
+        sameDecimal(JSON.stringify(d), JSON.parse(JSON.stringify(d)) as number),
+      ),
+    );
   });
 
   it('property: any decimal of at most 15 significant digits reads back exactly', () => {
-    const decimal = fc.tuple(fc.bigInt({ min: -(10n ** 15n) + 1n, max: 10n ** 15n - 1n }), fc.integer({ min: -300, max: 290 })).map(([m, e]) => `${m}e${e}`);
+    const decimal = fc
+      .tuple(fc.bigInt({ min: -(10n ** 15n) + 1n, max: 10n ** 15n - 1n }), fc.integer({ min: -300, max: 290 }))
+      .map(([m, e]) => `${m}e${e}`);
     fc.assert(fc.property(decimal, (text) => sameDecimal(text, Number(text))));
   });
 });
@@ -65,7 +71,9 @@ describe('inexactNumbers and the cheap look before it', () => {
         numberText,
         fc.string().map((s) => JSON.stringify(s)),
         fc.array(tie('v'), { maxLength: 4 }).map((xs) => `[ ${xs.join(' , ')} ]`),
-        fc.array(fc.tuple(fc.string(), tie('v')), { maxLength: 4 }).map((kvs) => `{${kvs.map(([k, v]) => `${JSON.stringify(k)}:\n ${v}`).join(',')}}`),
+        fc
+          .array(fc.tuple(fc.string(), tie('v')), { maxLength: 4 })
+          .map((kvs) => `{${kvs.map(([k, v]) => `${JSON.stringify(k)}:\n ${v}`).join(',')}}`),
       ),
     })).v;
     fc.assert(

@@ -63,7 +63,11 @@ function rawRequest(port: number, head: string[], body = ''): { answer: Promise<
 describe('issue 12 (1): a daily-snapshot date PostgreSQL cannot store, or absurdly old, is refused at the edge', () => {
   it.each(['0000-01-01', '0001-01-01', '1999-12-31'])('snapshot_date %s -> 422 invalid_payload, nothing appended', async (date) => {
     const gw = await start();
-    const r = await call(`${gw.url}/api/admin/daily-snapshot`, { method: 'POST', headers: auth, body: JSON.stringify({ shop: 'a.example', snapshot_date: date }) });
+    const r = await call(`${gw.url}/api/admin/daily-snapshot`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ shop: 'a.example', snapshot_date: date }),
+    });
     expect(r.status).toBe(422);
     expect(r.json).toEqual({ ok: false, error_kind: 'invalid_payload', error: `snapshot_date ${date} is before 2000-01-01` });
     expect(gw.appended).toEqual([]);
@@ -71,7 +75,11 @@ describe('issue 12 (1): a daily-snapshot date PostgreSQL cannot store, or absurd
 
   it('the lower bound itself, 2000-01-01, is accepted', async () => {
     const gw = await start();
-    const r = await call(`${gw.url}/api/admin/daily-snapshot`, { method: 'POST', headers: auth, body: JSON.stringify({ shop: 'a.example', snapshot_date: '2000-01-01' }) });
+    const r = await call(`${gw.url}/api/admin/daily-snapshot`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ shop: 'a.example', snapshot_date: '2000-01-01' }),
+    });
     expect(r.status).toBe(202);
     expect(gw.appended.map((c) => c.payload)).toEqual([{ snapshot_date: '2000-01-01' }]);
   });
@@ -80,7 +88,11 @@ describe('issue 12 (1): a daily-snapshot date PostgreSQL cannot store, or absurd
 describe('issue 12 (2): a body that is not valid compressed data -> 400, not 500', () => {
   it.each(['gzip', 'deflate', 'br'])('Content-Encoding: %s with garbage -> 400 `invalid compressed body`', async (encoding) => {
     const gw = await start();
-    const r = await call(`${gw.url}/api/ingest/products`, { method: 'POST', headers: { ...auth, 'content-encoding': encoding }, body: 'this is not compressed' });
+    const r = await call(`${gw.url}/api/ingest/products`, {
+      method: 'POST',
+      headers: { ...auth, 'content-encoding': encoding },
+      body: 'this is not compressed',
+    });
     expect(r.status).toBe(400);
     expect(r.json).toEqual({ ok: false, error: 'invalid compressed body' });
     expect(gw.appended).toEqual([]);
@@ -96,7 +108,11 @@ describe('issue 12 (2): a body that is not valid compressed data -> 400, not 500
 
   it('control: a valid gzip body is accepted', async () => {
     const gw = await start();
-    const r = await call(`${gw.url}/api/ingest/products`, { method: 'POST', headers: { ...auth, 'content-encoding': 'gzip' }, body: gzipSync(JSON.stringify(products)) });
+    const r = await call(`${gw.url}/api/ingest/products`, {
+      method: 'POST',
+      headers: { ...auth, 'content-encoding': 'gzip' },
+      body: gzipSync(JSON.stringify(products)),
+    });
     expect(r.status).toBe(202);
     expect(gw.appended).toHaveLength(1);
   });
@@ -163,7 +179,9 @@ describe('issue 12 (5): a declared size over the limit is refused at once; authe
     await hostile.closed;
     expect(performance.now() - started).toBeLessThan(2_000);
     // Others are not locked out.
-    expect((await call(`${gw.url}/api/ingest/products`, { method: 'POST', headers: auth, body: JSON.stringify(products) })).status).toBe(202);
+    expect((await call(`${gw.url}/api/ingest/products`, { method: 'POST', headers: auth, body: JSON.stringify(products) })).status).toBe(
+      202,
+    );
   });
 
   it('the same declared 10 GiB without credentials -> 401 (credentials are checked first)', async () => {
@@ -182,7 +200,9 @@ describe('issue 12 (5): a declared size over the limit is refused at once; authe
     const gw = await start(config);
     // The budget counts bytes received, and one connection holds at most a quarter of it: four
     // connections each send 240 of their declared 250 bytes and stop, 960 of the 1,000 bytes.
-    const slow = Array.from({ length: 4 }, () => rawRequest(gw.port, head(gw.port, 250), `{"shop":"a.example","products":[],"x":"${'x'.repeat(240 - 40)}`));
+    const slow = Array.from({ length: 4 }, () =>
+      rawRequest(gw.port, head(gw.port, 250), `{"shop":"a.example","products":[],"x":"${'x'.repeat(240 - 40)}`),
+    );
     try {
       await new Promise((r) => setTimeout(r, 200));
       const body = JSON.stringify({ ...products, products: [{ barcode: 'B'.repeat(60), product_name: 'N'.repeat(60) }] });

@@ -21,7 +21,14 @@ const appended: unknown[] = [];
 beforeAll(async () => {
   registry = createRegistry();
   const app = buildApp({
-    config: { ...DEFAULT_GATEWAY_CONFIG, ingestSecrets: ['s'], cronSecrets: ['c'], replyTimeoutMs: 10, bodyLimitBytes: LIMIT, bodyTimeoutMs: 300 },
+    config: {
+      ...DEFAULT_GATEWAY_CONFIG,
+      ingestSecrets: ['s'],
+      cronSecrets: ['c'],
+      replyTimeoutMs: 10,
+      bodyLimitBytes: LIMIT,
+      bodyTimeoutMs: 300,
+    },
     schemas: new SchemaRegistry(),
     commandLog: { appendCommand: async (c) => void appended.push(c) },
     replies: { register: () => ({ wait: async () => null, cancel: () => {} }), close: async () => {} },
@@ -117,7 +124,8 @@ const WRITES: Array<{ path: string; auth: string[] }> = [
 ];
 const READS = ['/api/commands/0190a6e2-0000-7000-8000-000000000000', '/healthz', '/readyz', '/metrics', '/api/nope'];
 
-const head = (method: string, path: string, lines: string[]) => [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', ...lines, '', ''].join('\r\n');
+const head = (method: string, path: string, lines: string[]) =>
+  [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', ...lines, '', ''].join('\r\n');
 const post = (path: string, auth: string[], lines: string[], body: string | Buffer = '') =>
   Buffer.concat([Buffer.from(head('POST', path, [...auth, ...lines])), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
 const withLength = (path: string, auth: string[], body: string | Buffer, lines: string[] = ['Content-Type: application/json']) =>
@@ -130,29 +138,73 @@ const CLASSES: Array<{ name: string; send: (path: string, auth: string[]) => Pro
   { name: 'invalid JSON', send: (p, a) => exchange([withLength(p, a, '{"shop":')]), expect: [400] },
   { name: 'empty body', send: (p, a) => exchange([withLength(p, a, '')]), expect: [400] },
   { name: 'root not an object', send: (p, a) => exchange([withLength(p, a, '[1,2]')]), expect: [400] },
-  { name: 'prototype keys', send: (p, a) => exchange([withLength(p, a, '{"__proto__":{"ok":true},"constructor":{"prototype":1}}')]), expect: [400] },
+  {
+    name: 'prototype keys',
+    send: (p, a) => exchange([withLength(p, a, '{"__proto__":{"ok":true},"constructor":{"prototype":1}}')]),
+    expect: [400],
+  },
   { name: 'deep nesting', send: (p, a) => exchange([withLength(p, a, deep)]), expect: [400, 413] },
   { name: 'NUL and a lone surrogate', send: (p, a) => exchange([withLength(p, a, '{"shop":"a\\u0000","x":"\\ud800"}')]), expect: [400] },
-  { name: 'declared 10 GiB', send: (p, a) => exchange([post(p, a, ['Content-Type: application/json', `Content-Length: ${10 * 1024 ** 3}`])]), expect: [413] },
-  { name: 'chunked over the limit', send: (p, a) => exchange([post(p, a, ['Transfer-Encoding: chunked']), chunk(`{"x":"${'a'.repeat(LIMIT)}"}`), '0\r\n\r\n']), expect: [413] },
+  {
+    name: 'declared 10 GiB',
+    send: (p, a) => exchange([post(p, a, ['Content-Type: application/json', `Content-Length: ${10 * 1024 ** 3}`])]),
+    expect: [413],
+  },
+  {
+    name: 'chunked over the limit',
+    send: (p, a) => exchange([post(p, a, ['Transfer-Encoding: chunked']), chunk(`{"x":"${'a'.repeat(LIMIT)}"}`), '0\r\n\r\n']),
+    expect: [413],
+  },
   { name: 'gzip garbage', send: (p, a) => exchange([withLength(p, a, 'not gzip at all', ['Content-Encoding: gzip'])]), expect: [400] },
-  { name: 'truncated gzip', send: (p, a) => exchange([withLength(p, a, gzipSync('{"shop":"a.example"}').subarray(0, 10), ['Content-Encoding: gzip'])]), expect: [400] },
-  { name: 'gzip bomb', send: (p, a) => exchange([withLength(p, a, gzipSync(Buffer.alloc(10 * LIMIT, 32)), ['Content-Encoding: gzip'])]), expect: [413] },
+  {
+    name: 'truncated gzip',
+    send: (p, a) => exchange([withLength(p, a, gzipSync('{"shop":"a.example"}').subarray(0, 10), ['Content-Encoding: gzip'])]),
+    expect: [400],
+  },
+  {
+    name: 'gzip bomb',
+    send: (p, a) => exchange([withLength(p, a, gzipSync(Buffer.alloc(10 * LIMIT, 32)), ['Content-Encoding: gzip'])]),
+    expect: [413],
+  },
   { name: 'unknown content encoding', send: (p, a) => exchange([withLength(p, a, '{}', ['Content-Encoding: compress'])]), expect: [415] },
-  { name: 'unsupported charset', send: (p, a) => exchange([withLength(p, a, '{}', ['Content-Type: application/json; charset=latin1'])]), expect: [415] },
-  { name: 'UTF-32 charset', send: (p, a) => exchange([withLength(p, a, Buffer.from('{}\0\0'), ['Content-Type: application/json; charset=utf-32'])]), expect: [400, 415] },
+  {
+    name: 'unsupported charset',
+    send: (p, a) => exchange([withLength(p, a, '{}', ['Content-Type: application/json; charset=latin1'])]),
+    expect: [415],
+  },
+  {
+    name: 'UTF-32 charset',
+    send: (p, a) => exchange([withLength(p, a, Buffer.from('{}\0\0'), ['Content-Type: application/json; charset=utf-32'])]),
+    expect: [400, 415],
+  },
   { name: 'malformed Content-Type', send: (p, a) => exchange([withLength(p, a, '{}', ['Content-Type: ;;;==='])]), expect: [400] },
   { name: 'body too slow', send: (p, a) => exchange([post(p, a, ['Content-Length: 100'], '{"sh'), 'op'], { gapMs: 800 }), expect: [408] },
   { name: 'body shorter than declared', send: (p, a) => exchange([post(p, a, ['Content-Length: 100'], '{"shop":1}')]), expect: [408] },
-  { name: 'Content-Length and Transfer-Encoding', send: (p, a) => exchange([post(p, a, ['Content-Length: 2', 'Transfer-Encoding: chunked']), chunk('{}'), '0\r\n\r\n']), expect: [400] },
-  { name: 'bad chunk size', send: (p, a) => exchange([post(p, a, ['Transfer-Encoding: chunked']), 'zz\r\n{}\r\n0\r\n\r\n']), expect: [400] },
+  {
+    name: 'Content-Length and Transfer-Encoding',
+    send: (p, a) => exchange([post(p, a, ['Content-Length: 2', 'Transfer-Encoding: chunked']), chunk('{}'), '0\r\n\r\n']),
+    expect: [400],
+  },
+  {
+    name: 'bad chunk size',
+    send: (p, a) => exchange([post(p, a, ['Transfer-Encoding: chunked']), 'zz\r\n{}\r\n0\r\n\r\n']),
+    expect: [400],
+  },
   { name: 'two Content-Lengths', send: (p, a) => exchange([post(p, a, ['Content-Length: 2', 'Content-Length: 3'], '{}')]), expect: [400] },
   { name: 'bad header name', send: (p, a) => exchange([post(p, a, ['Bad Header: x', 'Content-Length: 2'], '{}')]), expect: [400] },
-  { name: 'header block too large', send: (p, a) => exchange([post(p, a, [`X-Big: ${'b'.repeat(40_000)}`, 'Content-Length: 2'], '{}')]), expect: [431] },
+  {
+    name: 'header block too large',
+    send: (p, a) => exchange([post(p, a, [`X-Big: ${'b'.repeat(40_000)}`, 'Content-Length: 2'], '{}')]),
+    expect: [431],
+  },
   { name: 'malformed percent-encoding', send: (p, a) => exchange([withLength(`${p}/%ZZ`, a, '{}')]), expect: [400, 404] },
   { name: 'unknown method', send: (p, a) => exchange([head('BREW', p, a)]), expect: [400] },
   { name: 'other method', send: (p, a) => exchange([head('PUT', p, [...a, 'Content-Length: 2']) + '{}']), expect: [404, 410] },
-  { name: 'aborted mid-body', send: (p, a) => exchange([post(p, a, ['Content-Length: 100'], '{"shop":"a.exa')], { abort: true }), expect: [] },
+  {
+    name: 'aborted mid-body',
+    send: (p, a) => exchange([post(p, a, ['Content-Length: 100'], '{"shop":"a.exa')], { abort: true }),
+    expect: [],
+  },
 ];
 
 function expectSpecShape(what: string, a: Answer, statuses: number[]): void {
@@ -197,12 +249,16 @@ describe('issue 12: every error class of the HTTP stack, at every route, is its 
 
 describe('issue 12: the safe headers are on every answer of the API', () => {
   it.each([
-    ['a 202', withLength('/api/ingest/products', ['x-ingest-secret: s', 'Prefer: respond-async'], '{"shop":"a.example","products":[]}'), 202],
+    [
+      'a 202',
+      withLength('/api/ingest/products', ['x-ingest-secret: s', 'Prefer: respond-async'], '{"shop":"a.example","products":[]}'),
+      202,
+    ],
     ['the text 401', withLength('/api/ingest/products', [], '{}'), 401],
     ['a 401 of GET /api/commands', Buffer.from(head('GET', '/api/commands/0190a6e2-0000-7000-8000-000000000000', [])), 401],
     ['a 404', Buffer.from(head('GET', '/api/commands/0190a6e2-0000-7000-8000-000000000000', ['x-ingest-secret: s'])), 404],
     ['a 410', withLength('/api/pixel-events', [], '{}'), 410],
-    ['Express\'s automatic OPTIONS answer', Buffer.from(head('OPTIONS', '/api/ingest/products', [])), 200],
+    ["Express's automatic OPTIONS answer", Buffer.from(head('OPTIONS', '/api/ingest/products', [])), 200],
     ['/healthz', Buffer.from(head('GET', '/healthz', [])), 200],
   ])('%s', async (_what, request, status) => {
     const a = (await exchange([request]))!;

@@ -80,7 +80,14 @@ export interface KeyedCommand {
  * append; true when this request owns the key. A row past the TTL that the pruner has not reached
  * yet is taken over as if absent.
  */
-export async function claimKey(pool: Pool, scope: KeyScope, fingerprint: string, command: KeyedCommand, leaseMs: number, ttlMs: number): Promise<boolean> {
+export async function claimKey(
+  pool: Pool,
+  scope: KeyScope,
+  fingerprint: string,
+  command: KeyedCommand,
+  leaseMs: number,
+  ttlMs: number,
+): Promise<boolean> {
   const { rows } = await pool.query<{ command_id: string }>(
     `WITH k AS (
        INSERT INTO agent_runtime.request_keys (credential, shop, key, fingerprint, command_id, received_at, lease_until)
@@ -136,12 +143,10 @@ export async function takeOverKey(pool: Pool, scope: KeyScope, commandId: string
 
 /** A 202 was given: a retry answers it again (or the result, once known) instead of 409. */
 export async function markAnswered(pool: Pool, scope: KeyScope, commandId: string): Promise<void> {
-  await pool.query('UPDATE agent_runtime.request_keys SET answered = true WHERE credential = $1 AND shop = $2 AND key = $3 AND command_id = $4', [
-    scope.credential,
-    scope.shop,
-    scope.key,
-    commandId,
-  ]);
+  await pool.query(
+    'UPDATE agent_runtime.request_keys SET answered = true WHERE credential = $1 AND shop = $2 AND key = $3 AND command_id = $4',
+    [scope.credential, scope.shop, scope.key, commandId],
+  );
 }
 
 /** The command was certainly not appended (or its result says send it again): the key is free again. */
@@ -155,10 +160,19 @@ export async function releaseKey(pool: Pool, scope: KeyScope, commandId: string)
 }
 
 export const mismatch = (): ApiError =>
-  new ApiError(422, 'idempotency_key_reused', { ok: false, error_kind: 'idempotency_key_reused', error: 'Idempotency-Key was already used for a different request' });
+  new ApiError(422, 'idempotency_key_reused', {
+    ok: false,
+    error_kind: 'idempotency_key_reused',
+    error: 'Idempotency-Key was already used for a different request',
+  });
 
 export const inFlight = (retryAfterSeconds: number): ApiError =>
-  new ApiError(409, 'idempotency_key_in_flight', { ok: false, error: 'a request with this Idempotency-Key is still in flight; retry later' }, { 'Retry-After': String(retryAfterSeconds) });
+  new ApiError(
+    409,
+    'idempotency_key_in_flight',
+    { ok: false, error: 'a request with this Idempotency-Key is still in flight; retry later' },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
 
 /** A stored answer, as it was, marked as a replay. */
 export function replay(res: Response, status: number, body: Record<string, unknown>): void {

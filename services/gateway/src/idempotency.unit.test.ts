@@ -23,13 +23,24 @@ function keyStore() {
       const none = { rows: [], rowCount: 0 };
       if (text.includes('INSERT INTO agent_runtime.request_keys')) {
         if (rows.has(id(p))) return none;
-        rows.set(id(p), { fingerprint: String(p[3]), command_id: String(p[4]), received_at: String(p[5]), lease_until: Date.now() + Number(p[6]), answered: false });
+        rows.set(id(p), {
+          fingerprint: String(p[3]),
+          command_id: String(p[4]),
+          received_at: String(p[5]),
+          lease_until: Date.now() + Number(p[6]),
+          answered: false,
+        });
         return { rows: [{ command_id: p[4] }], rowCount: 1 };
       }
       if (text.startsWith('SELECT') && text.includes('FROM agent_runtime.request_keys')) {
         const r = rows.get(id(p));
         if (!r) return none;
-        const row = { ...r, received_ms: Date.parse(r.received_at), lapsed: r.lease_until <= Date.now(), wait_s: Math.max(1, Math.ceil((r.lease_until - Date.now()) / 1000)) };
+        const row = {
+          ...r,
+          received_ms: Date.parse(r.received_at),
+          lapsed: r.lease_until <= Date.now(),
+          wait_s: Math.max(1, Math.ceil((r.lease_until - Date.now()) / 1000)),
+        };
         return { rows: [row], rowCount: 1 };
       }
       if (text.includes('UPDATE agent_runtime.request_keys SET lease_until')) {
@@ -116,7 +127,11 @@ describe('Idempotency-Key header (issue 16)', () => {
     expect((await send(body(), { 'Idempotency-Key': 'k2' })).status).toBe(202);
     const other = await send(body('y'), { 'Idempotency-Key': 'k2' });
     expect(other.status).toBe(422);
-    expect(await other.json()).toEqual({ ok: false, error_kind: 'idempotency_key_reused', error: 'Idempotency-Key was already used for a different request' });
+    expect(await other.json()).toEqual({
+      ok: false,
+      error_kind: 'idempotency_key_reused',
+      error: 'Idempotency-Key was already used for a different request',
+    });
     // The path with its query is part of the request.
     expect((await send(body(), { 'Idempotency-Key': 'k2' }, '/api/ingest/products?dry_run=false')).status).toBe(422);
     expect(gw.appended).toHaveLength(1);

@@ -1,4 +1,4 @@
-export { runGateway, readGatewayConfig, type RunningGateway } from "./runGateway.ts";
+export { runGateway, readGatewayConfig, type RunningGateway } from './runGateway.ts';
 export { buildApp, type GatewayDeps } from './app.ts';
 export { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
 export { createReplyWaiter, type ReplyWaiter } from './replies.ts';

@@ -47,7 +47,8 @@ export function inflightLimiter(maxBytes: number, backlog: { lag(): number | nul
       current += chunk.length;
       const mine = (held.get(connection) ?? 0) + chunk.length;
       held.set(connection, mine);
-      if (charged > perConnection) cutRequest(req, res, new ApiError(413, 'body_too_large', { ok: false, error: 'request body too large' }));
+      if (charged > perConnection)
+        cutRequest(req, res, new ApiError(413, 'body_too_large', { ok: false, error: 'request body too large' }));
       else if (mine > perConnection || current > maxBytes) cutRequest(req, res, tooManyRequests(TOO_MANY, 1));
     };
     const release = (): void => {

@@ -5,7 +5,10 @@ import { badRequest, unprocessable } from './errors.ts';
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
 /** D11: both forms -> 422 invalid_payload; neither -> 400. */
-export function locationRefOf(body: { location_id?: string; location?: { identifier_type: string; identifier_value: string } }, at = ''): LocationRef {
+export function locationRefOf(
+  body: { location_id?: string; location?: { identifier_type: string; identifier_value: string } },
+  at = '',
+): LocationRef {
   const hasId = body.location_id !== undefined;
   const hasExt = body.location !== undefined;
   if (hasId && hasExt) throw unprocessable('invalid_payload', `${at}location_id and ${at}location are mutually exclusive; send one`);
@@ -27,7 +30,8 @@ export function inventoryAsOf(value: string | undefined, now: Date): string {
   const at = parseInstant(value);
   if (at === null) throw badRequest('inventory_as_of must be a valid date-time');
   const t = Date.parse(at);
-  if (t - now.getTime() > FUTURE_TOLERANCE_MS) throw unprocessable('invalid_payload', 'inventory_as_of is more than 5 minutes in the future');
+  if (t - now.getTime() > FUTURE_TOLERANCE_MS)
+    throw unprocessable('invalid_payload', 'inventory_as_of is more than 5 minutes in the future');
   if (!inBusinessTime(at)) throw unprocessable('invalid_payload', `inventory_as_of is before ${BUSINESS_TIME.from.replace('.000Z', 'Z')}`);
   return at;
 }

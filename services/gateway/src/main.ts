@@ -2,7 +2,11 @@ import { createLogger, onShutdown, setting, settingsAtStart, startTracing } from
 import { runGateway } from './runGateway.ts';
 
 // --help prints every setting; bad settings are all reported before anything starts (issue 15).
-const warnings = settingsAtStart({ roles: ['gateway'], name: 'ingest gateway', usage: 'usage: node services/gateway/src/main.ts [--help]' });
+const warnings = settingsAtStart({
+  roles: ['gateway'],
+  name: 'ingest gateway',
+  usage: 'usage: node services/gateway/src/main.ts [--help]',
+});
 const log = createLogger({ name: 'gateway', level: setting(process.env, 'LOG_LEVEL') });
 for (const w of warnings) log.warn(w);
 try {

@@ -44,7 +44,12 @@ const SHAPES: Array<() => string> = [
   () => `/metrics?${rnd()}`,
   () => `/%${rnd().slice(0, 1)}z${rnd()}`, // a malformed escape
 ];
-const HEADERS: Array<Record<string, string>> = [{}, { 'x-ingest-secret': TEST_INGEST_SECRET }, { 'x-cron-secret': TEST_CRON_SECRET, 'x-shop': 'a.example' }, { 'x-ingest-secret': rnd() }];
+const HEADERS: Array<Record<string, string>> = [
+  {},
+  { 'x-ingest-secret': TEST_INGEST_SECRET },
+  { 'x-cron-secret': TEST_CRON_SECRET, 'x-shop': 'a.example' },
+  { 'x-ingest-secret': rnd() },
+];
 
 describe('request metrics', () => {
   it('add no series for 1,000 random paths and methods once each route and status has been seen', async () => {
@@ -81,7 +86,11 @@ describe('GET /metrics', () => {
 describe('probes', () => {
   const probe = async (path: string) => {
     const r = await fetch(`${gw.url}${path}`);
-    return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as { ok: boolean; checks?: Record<string, boolean> } };
+    return {
+      status: r.status,
+      retryAfter: r.headers.get('retry-after'),
+      body: (await r.json()) as { ok: boolean; checks?: Record<string, boolean> },
+    };
   };
 
   it('/readyz is 503 until every check passes, 503 again when one fails, 200 when it is back; /healthz stays 200', async () => {
@@ -89,11 +98,19 @@ describe('probes', () => {
     let asked = 0;
     gw = await startTestGateway({}, { isReady: async () => (asked++, { ...state }), readiness: { cacheMs: 0 } });
     const notReady = await probe('/readyz');
-    expect(notReady).toEqual({ status: 503, retryAfter: '5', body: { ok: false, checks: { database: false, listen: false, kafka: false } } });
+    expect(notReady).toEqual({
+      status: 503,
+      retryAfter: '5',
+      body: { ok: false, checks: { database: false, listen: false, kafka: false } },
+    });
     expect((await probe('/healthz')).status).toBe(200);
 
     Object.assign(state, { database: true, listen: true, kafka: true });
-    expect(await probe('/readyz')).toEqual({ status: 200, retryAfter: null, body: { ok: true, checks: { database: true, listen: true, kafka: true } } });
+    expect(await probe('/readyz')).toEqual({
+      status: 200,
+      retryAfter: null,
+      body: { ok: true, checks: { database: true, listen: true, kafka: true } },
+    });
 
     state.kafka = false; // the broker is lost
     expect(await probe('/readyz')).toMatchObject({ status: 503, body: { ok: false, checks: { database: true, kafka: false } } });
@@ -114,10 +131,13 @@ describe('probes', () => {
 
   it('/readyz answers 503 in time when the checks hang or throw, and /healthz still answers', async () => {
     let mode: 'hang' | 'throw' = 'hang';
-    gw = await startTestGateway({}, {
-      isReady: () => (mode === 'hang' ? new Promise(() => {}) : Promise.reject(new Error('connection terminated'))),
-      readiness: { timeoutMs: 100, cacheMs: 0 },
-    });
+    gw = await startTestGateway(
+      {},
+      {
+        isReady: () => (mode === 'hang' ? new Promise(() => {}) : Promise.reject(new Error('connection terminated'))),
+        readiness: { timeoutMs: 100, cacheMs: 0 },
+      },
+    );
     const started = performance.now();
     expect(await probe('/readyz')).toMatchObject({ status: 503, body: { ok: false, checks: { answered_in_time: false } } });
     expect(performance.now() - started).toBeLessThan(2000);

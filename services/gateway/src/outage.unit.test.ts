@@ -60,7 +60,9 @@ describe('while Kafka does not acknowledge', () => {
 
   it('a command never handed to the broker is 503 with Retry-After and its request row is removed', async () => {
     const { pool, statements } = recordingPool();
-    const commandLog = { appendCommand: async () => Promise.reject(new KafkaPortError({ code: 'kafka_timeout', retriable: true, message: 'not sent' })) };
+    const commandLog = {
+      appendCommand: async () => Promise.reject(new KafkaPortError({ code: 'kafka_timeout', retriable: true, message: 'not sent' })),
+    };
     gw = await startTestGateway({}, { pool, commandLog });
     const r = await post(gw.url);
     expect(r.status).toBe(503);

@@ -21,7 +21,13 @@ export interface ReplyWaiter {
  */
 export async function fetchReplies(pool: Pool, ids: string[]): Promise<Map<string, StoredReply>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await pool.query<{ command_id: string; status_code: number; body: Record<string, unknown>; shop: string; parked: boolean }>(
+  const { rows } = await pool.query<{
+    command_id: string;
+    status_code: number;
+    body: Record<string, unknown>;
+    shop: string;
+    parked: boolean;
+  }>(
     `SELECT command_id, status_code, body, shop, false AS parked
        FROM agent_runtime.command_results WHERE command_id = ANY($1::uuid[])
      UNION ALL

@@ -42,7 +42,11 @@ async function start(commandLog: CommandLog): Promise<{ url: string; lines: Arra
 const post = (url: string, requestId?: string) =>
   fetch(`${url}/api/ingest/products`, {
     method: 'POST',
-    headers: { 'x-ingest-secret': 's', 'content-type': 'application/json', ...(requestId === undefined ? {} : { 'x-request-id': requestId }) },
+    headers: {
+      'x-ingest-secret': 's',
+      'content-type': 'application/json',
+      ...(requestId === undefined ? {} : { 'x-request-id': requestId }),
+    },
     body: JSON.stringify({ shop: 'a.example', products: [] }),
   });
 

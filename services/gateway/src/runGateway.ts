@@ -23,7 +23,9 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-export function readGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig & { port: number; host: string; dryRunStatementTimeoutMs: number } {
+export function readGatewayConfig(
+  env: NodeJS.ProcessEnv,
+): GatewayConfig & { port: number; host: string; dryRunStatementTimeoutMs: number } {
   return {
     resultRetentionMs: setting(env, 'RESULT_RETENTION'),
     resendWindowMs: DEFAULT_GATEWAY_CONFIG.resendWindowMs,
@@ -84,10 +86,21 @@ export async function runGateway(
     onError: (err) => log.warn({ err }, 'database connection lost'),
   });
   const listener =
-    opts.listener ?? createListener({ connectionString: common.databaseUrl, role, applicationName: 'ingest-gateway-listen', log: log.child({ component: 'listen' }) });
+    opts.listener ??
+    createListener({
+      connectionString: common.databaseUrl,
+      role,
+      applicationName: 'ingest-gateway-listen',
+      log: log.child({ component: 'listen' }),
+    });
   const registry = opts.registry ?? createRegistry({ defaultMetrics: true });
   registerPoolMetrics(registry, 'gateway', pool);
-  const kafka = createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-gateway', log: log.child({ component: 'kafka' }) });
+  const kafka = createKafka({
+    brokers: common.kafkaBrokers,
+    security: common.kafkaSecurity,
+    clientId: 'ingest-gateway',
+    log: log.child({ component: 'kafka' }),
+  });
   const sink = await createMessageSink(kafka);
   const replies = createReplyWaiter({ pool, listener, log });
   const backlog = await startLagMonitor(kafka, {
@@ -123,7 +136,10 @@ export async function runGateway(
     // broker answered one of the last three polls of the lag monitor (the producer's brokers).
     isReady: async () => {
       const [database, ...others] = await Promise.all([
-        pool.query('SELECT 1').then(() => true, () => false),
+        pool.query('SELECT 1').then(
+          () => true,
+          () => false,
+        ),
         ...Object.entries(opts.alsoReady ?? {}).map(async ([name, checks]) =>
           Object.fromEntries(Object.entries(await checks().catch(() => ({ ready: false }))).map(([k, v]) => [`${name}_${k}`, v])),
         ),

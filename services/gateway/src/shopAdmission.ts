@@ -77,7 +77,11 @@ export function shopAdmission(budgets: ShopBudgets, clock: () => number = () => 
     }
   };
   const refuse = (shop: string, why: string, retryAfterS: number) =>
-    tooManyRequests(`too many requests for shop ${shop} (${why}; the limit is per shop); retry later`, Math.max(1, Math.ceil(retryAfterS)), 'shop_over_budget');
+    tooManyRequests(
+      `too many requests for shop ${shop} (${why}; the limit is per shop); retry later`,
+      Math.max(1, Math.ceil(retryAfterS)),
+      'shop_over_budget',
+    );
 
   const handler: RequestHandler = (req, res, next) => {
     if (res.headersSent) return;
@@ -94,7 +98,8 @@ export function shopAdmission(budgets: ShopBudgets, clock: () => number = () => 
     let refusal = null;
     if (s.requests >= budgets.maxInflightRequests) refusal = refuse(shop, `${s.requests} requests in flight`, 1);
     else if (s.bytes > 0 && s.bytes + bytes > budgets.maxInflightBytes) refusal = refuse(shop, 'too many bytes in flight', 1);
-    else if (budgets.rateLinesPerS > 0 && s.tokens < needed) refusal = refuse(shop, `over ${budgets.rateLinesPerS} lines/s`, (needed - s.tokens) / budgets.rateLinesPerS);
+    else if (budgets.rateLinesPerS > 0 && s.tokens < needed)
+      refusal = refuse(shop, `over ${budgets.rateLinesPerS} lines/s`, (needed - s.tokens) / budgets.rateLinesPerS);
     if (refusal) {
       shops.set(shop, s);
       forgetIfIdle(shop, s);

@@ -43,12 +43,10 @@ export interface SubmitDeps {
 }
 
 async function recordRequest(pool: Pool, command: { command_id: string; shop: string; kind: string; received_at: string }): Promise<void> {
-  await pool.query('INSERT INTO agent_runtime.command_requests (command_id, shop, kind, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
-    command.command_id,
-    command.shop,
-    command.kind,
-    command.received_at,
-  ]);
+  await pool.query(
+    'INSERT INTO agent_runtime.command_requests (command_id, shop, kind, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+    [command.command_id, command.shop, command.kind, command.received_at],
+  );
 }
 
 /** Appends an accepted command whose first append the producer gave up on, with backoff, for the resend window. */
@@ -62,12 +60,22 @@ async function resendUntilAppended(deps: SubmitDeps, command: CommandEnvelopeLik
       return;
     } catch (err) {
       // Not acknowledged again: wait for its outcome rather than pile up copies.
-      if (err instanceof KafkaPortError && err.outcome && (await err.outcome.then(() => true, () => false))) return;
+      if (
+        err instanceof KafkaPortError &&
+        err.outcome &&
+        (await err.outcome.then(
+          () => true,
+          () => false,
+        ))
+      )
+        return;
       log.warn({ failure: classifyKafkaError(err) }, 'accepted command not appended yet; resending');
     }
   }
   log.error('accepted command could not be appended within the resend window: its result says so');
-  await recordNotAppended(deps.pool, command).catch((e: unknown) => log.error({ err: e }, 'could not record that the command was not appended'));
+  await recordNotAppended(deps.pool, command).catch((e: unknown) =>
+    log.error({ err: e }, 'could not record that the command was not appended'),
+  );
 }
 
 /** The gateway gave up on a command whose 202 was already given: its result tells the client to send it again. */
@@ -77,7 +85,12 @@ async function recordNotAppended(pool: Pool, command: { command_id: string; shop
        INSERT INTO agent_runtime.command_results (command_id, shop, kind, status_code, body)
        VALUES ($1, $2, $3, 503, $4) ON CONFLICT (command_id) DO NOTHING RETURNING command_id)
      SELECT pg_notify('command_results', $1::text) FROM r`,
-    [command.command_id, command.shop, command.kind, JSON.stringify({ ok: false, error: 'command log unavailable: the command was not appended; send it again' })],
+    [
+      command.command_id,
+      command.shop,
+      command.kind,
+      JSON.stringify({ ok: false, error: 'command log unavailable: the command was not appended; send it again' }),
+    ],
   );
 }
 
@@ -104,7 +117,15 @@ type CommandInput = { [K in CommandKind]: { kind: K; payload: Extract<Command, {
 type Envelope = ReturnType<typeof envelope>;
 
 function envelope(req: Request, c: CommandInput, id: { command_id: string; received_at: string }) {
-  return { command_id: id.command_id, kind: c.kind, shop: c.shop, received_at: id.received_at, source: { endpoint: req.path }, ...c.meta, payload: c.payload };
+  return {
+    command_id: id.command_id,
+    kind: c.kind,
+    shop: c.shop,
+    received_at: id.received_at,
+    source: { endpoint: req.path },
+    ...c.meta,
+    payload: c.payload,
+  };
 }
 
 /**
@@ -130,13 +151,21 @@ export async function submitCommand(deps: SubmitDeps, req: Request, res: Respons
  * recording and answering), the same command, which this request appends again with the same id:
  * if the first append did reach the log, the projector's claim (D4) applies it once.
  */
-async function submitKeyed(deps: SubmitDeps, req: Request, res: Response, c: CommandInput, scope: KeyScope, fresh: () => { command_id: string; received_at: string }): Promise<void> {
+async function submitKeyed(
+  deps: SubmitDeps,
+  req: Request,
+  res: Response,
+  c: CommandInput,
+  scope: KeyScope,
+  fresh: () => { command_id: string; received_at: string },
+): Promise<void> {
   const fingerprint = fingerprintOf(req, scope);
   const leaseMs = deps.replyTimeoutMs + LEASE_MARGIN_MS;
   // A key freed in between (pruned, released after a failed append) is claimed again: at most twice.
   for (let attempt = 0; attempt < 2; attempt++) {
     const command = envelope(req, c, fresh());
-    if (await claimKey(deps.pool, scope, fingerprint, command, leaseMs, deps.idempotencyKeyTtlMs)) return appendAndAnswer(deps, req, res, command, scope, true);
+    if (await claimKey(deps.pool, scope, fingerprint, command, leaseMs, deps.idempotencyKeyTtlMs))
+      return appendAndAnswer(deps, req, res, command, scope, true);
     const stored = await readKey(deps.pool, scope, deps.idempotencyKeyTtlMs);
     if (!stored) continue;
     if (stored.fingerprint !== fingerprint) throw mismatch();
@@ -159,7 +188,14 @@ async function submitKeyed(deps: SubmitDeps, req: Request, res: Response, c: Com
 
 const accepted = (commandId: string) => ({ ok: true, status: 'accepted', command_id: commandId, result_url: `/api/commands/${commandId}` });
 
-async function appendAndAnswer(deps: SubmitDeps, req: Request, res: Response, command: Envelope, scope: KeyScope | null, recorded: boolean): Promise<void> {
+async function appendAndAnswer(
+  deps: SubmitDeps,
+  req: Request,
+  res: Response,
+  command: Envelope,
+  scope: KeyScope | null,
+  recorded: boolean,
+): Promise<void> {
   const log = deps.log.child({ command_id: command.command_id, shop: command.shop, kind: command.kind });
   const asyncWanted = prefersAsync(req);
 
@@ -195,7 +231,8 @@ async function appendAndAnswer(deps: SubmitDeps, req: Request, res: Response, co
       if (scope) await releaseKey(deps.pool, scope, command.command_id).catch(() => {});
       if (!failure) throw badRequest('invalid JSON body: nested too deeply', 'invalid_json');
       log.warn({ failure }, 'command not appended');
-      if (failure.code === 'message_too_large') throw new ApiError(413, 'body_too_large', { ok: false, error: 'request too large for the command log' });
+      if (failure.code === 'message_too_large')
+        throw new ApiError(413, 'body_too_large', { ok: false, error: 'request too large for the command log' });
       throw unavailable('command log unavailable; retry later', 5);
     }
   } finally {
@@ -218,7 +255,10 @@ async function appendAndAnswer(deps: SubmitDeps, req: Request, res: Response, co
   }
   deps.metrics.replyWait.observe({ outcome: 'async' }, (performance.now() - waitStarted) / 1000);
   // Issue 16: a retry of this key answers this 202 again (or the result, once known), not 409.
-  if (scope) await markAnswered(deps.pool, scope, command.command_id).catch((err: unknown) => log.warn({ err }, 'could not record the 202 for its idempotency key'));
+  if (scope)
+    await markAnswered(deps.pool, scope, command.command_id).catch((err: unknown) =>
+      log.warn({ err }, 'could not record the 202 for its idempotency key'),
+    );
   if (asyncWanted) res.set('Preference-Applied', 'respond-async');
   res.status(202).json(accepted(command.command_id));
 }

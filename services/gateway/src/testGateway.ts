@@ -54,7 +54,13 @@ export async function startTestGateway(
   const replies: ReplyWaiter = { register: () => ({ wait: async () => null, cancel: () => {} }), close: async () => {} };
   const registry = createRegistry();
   const app = buildApp({
-    config: { ...DEFAULT_GATEWAY_CONFIG, ingestSecrets: [TEST_INGEST_SECRET], cronSecrets: [TEST_CRON_SECRET], replyTimeoutMs: 10, ...config },
+    config: {
+      ...DEFAULT_GATEWAY_CONFIG,
+      ingestSecrets: [TEST_INGEST_SECRET],
+      cronSecrets: [TEST_CRON_SECRET],
+      replyTimeoutMs: 10,
+      ...config,
+    },
     schemas: new SchemaRegistry(),
     commandLog: ports.commandLog ?? { appendCommand: async (c) => void appended.push(structuredClone(c)) },
     replies,

@@ -89,9 +89,14 @@ describe('a trace from the HTTP request to the projector apply (issue 15)', () =
       name: 'projector',
       destination: new Writable({ write: (c: Buffer, _e, done) => (lines.push(c.toString()), done()) }),
     }).child({ component: 'projector' });
-    await withIncomingCommand({ headers, topic: record.topic, partition: 0, offset: '7' }, `apply ${String(command['kind'])}`, {}, async () => {
-      log.info('applied');
-    });
+    await withIncomingCommand(
+      { headers, topic: record.topic, partition: 0, offset: '7' },
+      `apply ${String(command['kind'])}`,
+      {},
+      async () => {
+        log.info('applied');
+      },
+    );
 
     const spans = tracing.spans();
     const server = spans.find((s) => s.kind === SpanKind.SERVER);
@@ -104,7 +109,12 @@ describe('a trace from the HTTP request to the projector apply (issue 15)', () =
     expect(headers['traceparent']).toBe(`00-${upstream.traceId}-${produce?.spanId}-01`);
     expect(apply).toMatchObject({ name: 'apply products.upsert', traceId: upstream.traceId, parentSpanId: produce?.spanId });
     // The projector's line for that command: the request id and the apply span.
-    expect(JSON.parse(lines[0] as string)).toMatchObject({ request_id: 'req-trace-1', trace_id: upstream.traceId, span_id: apply?.spanId, component: 'projector' });
+    expect(JSON.parse(lines[0] as string)).toMatchObject({
+      request_id: 'req-trace-1',
+      trace_id: upstream.traceId,
+      span_id: apply?.spanId,
+      component: 'projector',
+    });
   });
 
   it('a request without traceparent starts a trace of its own; an error answer ends its span too', async () => {

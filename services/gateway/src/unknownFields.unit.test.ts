@@ -18,7 +18,11 @@ beforeEach(() => {
 const LOC = '0190a000-0000-7000-8000-0000000000a1';
 
 async function post(path: string, body: unknown, headers: Record<string, string> = { 'x-ingest-secret': TEST_INGEST_SECRET }) {
-  const r = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const r = await fetch(`${gw.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, json: (await r.json()) as Record<string, unknown> };
 }
 
@@ -35,7 +39,10 @@ describe('D27: unknown top-level fields -> 400 `<field> is not allowed`', () => 
   it.each([
     ['/api/ingest/products', { shop: 'a.example', products: [], extra: 1 }],
     ['/api/ingest/inventory-snapshot', { shop: 'a.example', source_system: 'pos', location_id: LOC, lines: [], extra: 1 }],
-    ['/api/ingest/inventory-available', { shop: 'a.example', source_system: 'pos', mode: 'absolute', location_id: LOC, lines: [], extra: 1 }],
+    [
+      '/api/ingest/inventory-available',
+      { shop: 'a.example', source_system: 'pos', mode: 'absolute', location_id: LOC, lines: [], extra: 1 },
+    ],
     ['/api/inventory-levels/bulk-upsert', { shop: 'a.example', source_system: 'pos', mode: 'absolute', lines: [], extra: 1 }],
     ['/api/order-line-master/bulk-upsert', { shop: 'a.example', rows: [{}], extra: 1 }],
     ['/api/admin/locations', { shop: 'a.example', locations: [{ name: 'Store' }], extra: 1 }],
@@ -46,7 +53,10 @@ describe('D27: unknown top-level fields -> 400 `<field> is not allowed`', () => 
   });
 
   it('the cron-secret endpoint 1: a shop in the body (x-shop carries it) is refused too', async () => {
-    await refused('/api/products/bulk-upsert', { shop: 'a.example', products: [] }, 400, notAllowed('shop'), { 'x-cron-secret': TEST_CRON_SECRET, 'x-shop': 'a.example' });
+    await refused('/api/products/bulk-upsert', { shop: 'a.example', products: [] }, 400, notAllowed('shop'), {
+      'x-cron-secret': TEST_CRON_SECRET,
+      'x-shop': 'a.example',
+    });
   });
 
   it('a known field missing is still reported before an unknown one (D11)', async () => {
@@ -98,7 +108,10 @@ describe('D27: unknown fields inside an inventory line -> 422 invalid_payload na
   });
 
   it('available (absolute and delta)', async () => {
-    const abs = [{ barcode: 'A', available_qty: 1 }, { barcode: 'B', available_qty: 1, on_hand_qty: 3 }];
+    const abs = [
+      { barcode: 'A', available_qty: 1 },
+      { barcode: 'B', available_qty: 1, on_hand_qty: 3 },
+    ];
     await refused(
       '/api/ingest/inventory-available',
       { shop: 'a.example', source_system: 'pos', mode: 'absolute', location_id: LOC, lines: abs },
@@ -123,20 +136,40 @@ describe('D27: unknown fields inside an inventory line -> 422 invalid_payload na
       invalidPayload('lines[0].on_hand is not allowed'),
     );
     const location = { identifier_type: 'store_code', identifier_value: 'S1', kind: 'store' };
-    await refused('/api/inventory-levels/bulk-upsert', { ...base, lines: [{ barcode: 'A', location, on_hand_qty: 1 }] }, 422, invalidPayload('lines[0].location.kind is not allowed'));
+    await refused(
+      '/api/inventory-levels/bulk-upsert',
+      { ...base, lines: [{ barcode: 'A', location, on_hand_qty: 1 }] },
+      422,
+      invalidPayload('lines[0].location.kind is not allowed'),
+    );
   });
 
   it('a field of the top-level location object is a top-level problem: 400, like its other bad values (D11)', async () => {
     const location = { identifier_type: 'store_code', identifier_value: 'S1', extra: 1 };
-    await refused('/api/ingest/inventory-snapshot', { shop: 'a.example', source_system: 'pos', location, lines: [] }, 400, notAllowed('location.extra'));
+    await refused(
+      '/api/ingest/inventory-snapshot',
+      { shop: 'a.example', source_system: 'pos', location, lines: [] },
+      400,
+      notAllowed('location.extra'),
+    );
   });
 });
 
 describe('D27: admin registry bodies', () => {
   it('a field of a location, of its identifiers, and of a channel -> 400', async () => {
-    await refused('/api/admin/locations', { shop: 'a.example', locations: [{ name: 'Store', code: 'S1' }] }, 400, notAllowed('locations[0].code'));
+    await refused(
+      '/api/admin/locations',
+      { shop: 'a.example', locations: [{ name: 'Store', code: 'S1' }] },
+      400,
+      notAllowed('locations[0].code'),
+    );
     const identifiers = [{ identifier_type: 'store_code', identifier_value: 'S1', primary: true }];
-    await refused('/api/admin/locations', { shop: 'a.example', locations: [{ name: 'Store', identifiers }] }, 400, notAllowed('locations[0].identifiers[0].primary'));
+    await refused(
+      '/api/admin/locations',
+      { shop: 'a.example', locations: [{ name: 'Store', identifiers }] },
+      400,
+      notAllowed('locations[0].identifiers[0].primary'),
+    );
     await refused('/api/admin/channels', { shop: 'a.example', channels: [{ name: 'Web', url: 'x' }] }, 400, notAllowed('channels[0].url'));
   });
 

@@ -9,7 +9,9 @@ const LOG_TABLES: Record<LogTable, string> = {
 };
 
 /** A stored log row as the audit record carries it: timestamps as ISO strings, like the decider wrote them. */
-function asRecord(row: Record<string, unknown>): Record<string, unknown> & { log_id: string; shop: string; change_type: string; command_id: string; created_at: string } {
+function asRecord(
+  row: Record<string, unknown>,
+): Record<string, unknown> & { log_id: string; shop: string; change_type: string; command_id: string; created_at: string } {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
   return out as ReturnType<typeof asRecord>;

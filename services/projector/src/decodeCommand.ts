@@ -15,7 +15,6 @@ const PAYLOAD_SCHEMA = {
 
 export type DecodeResult = { ok: true; command: Command } | { ok: false; error: string; commandId?: string; shop?: string };
 
-
 /** Enough of a broken envelope to answer the caller that waits for it. */
 function idsOf(parsed: unknown): { commandId?: string; shop?: string } {
   const o = (parsed ?? {}) as { command_id?: unknown; shop?: unknown };

@@ -1,7 +1,17 @@
 export { startProjector, type Projector, type ProjectorDeps } from './projector.ts';
 export { startRelay, type Relay, type RelayDeps } from './relay.ts';
 export { runProjector, type RunningProjector } from './runProjector.ts';
-export { replayCommandLog, startReplay, logEnd, REPLAY_PROJECTOR, type Positions, type ReplayRun, type ReplayOptions, type ReplayProgress, type ReplayResult } from './replay/replayer.ts';
+export {
+  replayCommandLog,
+  startReplay,
+  logEnd,
+  REPLAY_PROJECTOR,
+  type Positions,
+  type ReplayRun,
+  type ReplayOptions,
+  type ReplayProgress,
+  type ReplayResult,
+} from './replay/replayer.ts';
 export { compareReadModels, READ_MODEL_TABLES, type TableComparison } from './replay/compareReadModels.ts';
 export { rebuildInPlace, type RebuildOptions, type RebuildResult } from './replay/rebuildInPlace.ts';
 export { REBUILT_TABLES, SHADOW_SCHEMA } from './replay/shadowSchema.ts';

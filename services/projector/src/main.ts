@@ -3,7 +3,11 @@ import { createProbeServer } from './probes.ts';
 import { runProjector } from './runProjector.ts';
 
 // --help prints every setting; bad settings are all reported before anything starts (issue 15).
-const warnings = settingsAtStart({ roles: ['projector'], name: 'ingest projector', usage: 'usage: node services/projector/src/main.ts [--help]' });
+const warnings = settingsAtStart({
+  roles: ['projector'],
+  name: 'ingest projector',
+  usage: 'usage: node services/projector/src/main.ts [--help]',
+});
 const log = createLogger({ name: 'projector', level: setting(process.env, 'LOG_LEVEL') });
 for (const w of warnings) log.warn(w);
 try {

@@ -164,8 +164,18 @@ export function relayMetrics(registry: Registry, now: () => number = Date.now) {
 
 export function prunerMetrics(registry: Registry) {
   return {
-    deleted: new Counter({ name: 'prune_rows_deleted_total', help: 'Rows deleted by retention, per table', labelNames: ['table'], registers: [registry] }),
-    seconds: new Histogram({ name: 'prune_round_seconds', help: 'Duration of one pruning round', buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30], registers: [registry] }),
+    deleted: new Counter({
+      name: 'prune_rows_deleted_total',
+      help: 'Rows deleted by retention, per table',
+      labelNames: ['table'],
+      registers: [registry],
+    }),
+    seconds: new Histogram({
+      name: 'prune_round_seconds',
+      help: 'Duration of one pruning round',
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+      registers: [registry],
+    }),
     parkedOpen: new Gauge({ name: 'projector_parked_open', help: 'Parked commands waiting for an operator', registers: [registry] }),
   };
 }

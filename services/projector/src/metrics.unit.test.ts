@@ -115,7 +115,13 @@ describe("the projector process's /metrics", () => {
     pr.deleted.inc({ table: 'agent_runtime.outbox' });
     pr.seconds.observe(0.1);
     const text = await registry.metrics();
-    for (const name of ['projector_commands_retrying', 'relay_outbox_oldest_seconds', 'relay_publish_seconds_bucket', 'db_pool_waiting_clients']) expect(text).toContain(name);
+    for (const name of [
+      'projector_commands_retrying',
+      'relay_outbox_oldest_seconds',
+      'relay_publish_seconds_bucket',
+      'db_pool_waiting_clients',
+    ])
+      expect(text).toContain(name);
     expect(lintExposition(text)).toEqual([]);
   });
 });

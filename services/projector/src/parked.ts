@@ -28,9 +28,10 @@ export async function listParked(pool: Pool): Promise<ParkedRow[]> {
 }
 
 async function shopOf(pool: Pool, commandId: string): Promise<string> {
-  const { rows } = await pool.query<{ shop: string }>('SELECT shop FROM agent_runtime.parked_commands WHERE command_id = $1 AND resolved_at IS NULL', [
-    commandId,
-  ]);
+  const { rows } = await pool.query<{ shop: string }>(
+    'SELECT shop FROM agent_runtime.parked_commands WHERE command_id = $1 AND resolved_at IS NULL',
+    [commandId],
+  );
   if (!rows[0]) throw new Error(`no open parked command ${commandId}`);
   return rows[0].shop;
 }
@@ -52,7 +53,13 @@ export async function retryParked(pool: Pool, schemas: SchemaRegistry, topics: T
     try {
       const done = await withTransaction(pool, async (tx) => {
         await lockShop(tx, shop);
-        const { rows } = await tx.query<{ command_id: string; kafka_topic: string; kafka_partition: number; kafka_offset: string; message: Buffer }>(
+        const { rows } = await tx.query<{
+          command_id: string;
+          kafka_topic: string;
+          kafka_partition: number;
+          kafka_offset: string;
+          message: Buffer;
+        }>(
           `SELECT command_id, kafka_topic, kafka_partition, kafka_offset::text, message FROM agent_runtime.parked_commands
             WHERE shop = $1 AND resolved_at IS NULL ORDER BY kafka_topic, kafka_partition, kafka_offset LIMIT 1 FOR UPDATE`,
           [shop],
@@ -64,7 +71,9 @@ export async function retryParked(pool: Pool, schemas: SchemaRegistry, topics: T
         if (!decoded.ok) throw new Error(`cannot be applied (${decoded.error}); skip it`);
         const at = { topic: row.kafka_topic, partition: row.kafka_partition, offset: row.kafka_offset };
         await applyCommand(tx, decoded.command, at, { sideEffects: { topics } });
-        await tx.query(`UPDATE agent_runtime.parked_commands SET resolved_at = now(), resolution = 'retried' WHERE command_id = $1`, [row.command_id]);
+        await tx.query(`UPDATE agent_runtime.parked_commands SET resolved_at = now(), resolution = 'retried' WHERE command_id = $1`, [
+          row.command_id,
+        ]);
         return false;
       });
       if (done) return { applied, failed: null };
@@ -72,7 +81,10 @@ export async function retryParked(pool: Pool, schemas: SchemaRegistry, topics: T
     } catch (err) {
       if (!current) throw err;
       const error = err instanceof Error ? err.message : String(err);
-      await pool.query('UPDATE agent_runtime.parked_commands SET error = $2, attempts = attempts + 1, behind = NULL WHERE command_id = $1', [current, error]);
+      await pool.query(
+        'UPDATE agent_runtime.parked_commands SET error = $2, attempts = attempts + 1, behind = NULL WHERE command_id = $1',
+        [current, error],
+      );
       return { applied, failed: { command_id: current, error } };
     }
   }
@@ -87,7 +99,14 @@ export async function skipParked(pool: Pool, commandId: string): Promise<{ remai
   const shop = await shopOf(pool, commandId);
   return withTransaction(pool, async (tx) => {
     await lockShop(tx, shop);
-    const { rows } = await tx.query<{ kind: string; error: string; kafka_topic: string; kafka_partition: number; kafka_offset: string; parked_at: Date }>(
+    const { rows } = await tx.query<{
+      kind: string;
+      error: string;
+      kafka_topic: string;
+      kafka_partition: number;
+      kafka_offset: string;
+      parked_at: Date;
+    }>(
       `UPDATE agent_runtime.parked_commands SET resolved_at = now(), resolution = 'skipped'
         WHERE command_id = $1 AND resolved_at IS NULL RETURNING kind, error, kafka_topic, kafka_partition, kafka_offset::text, parked_at`,
       [commandId],
@@ -96,8 +115,14 @@ export async function skipParked(pool: Pool, commandId: string): Promise<{ remai
     if (!row) throw new Error(`no open parked command ${commandId}`);
     const c = { command_id: commandId, shop, kind: row.kind, received_at: row.parked_at.toISOString() };
     await claimCommand(tx, c, { topic: row.kafka_topic, partition: row.kafka_partition, offset: row.kafka_offset });
-    await storeResult(tx, c, { status: 422, body: { ok: false, error_kind: 'skipped', error: `skipped by an operator after it was parked: ${row.error}` } });
-    const left = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.parked_commands WHERE shop = $1 AND resolved_at IS NULL', [shop]);
+    await storeResult(tx, c, {
+      status: 422,
+      body: { ok: false, error_kind: 'skipped', error: `skipped by an operator after it was parked: ${row.error}` },
+    });
+    const left = await tx.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM agent_runtime.parked_commands WHERE shop = $1 AND resolved_at IS NULL',
+      [shop],
+    );
     return { remaining: left.rows[0]?.n ?? 0 };
   });
 }

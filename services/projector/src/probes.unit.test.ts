@@ -15,7 +15,7 @@ const start = async (readiness: () => Promise<Record<string, boolean>>, opts: { 
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return async (path: string, method = 'GET') => {
     const r = await fetch(`${url}${path}`, { method });
-    return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.text()) };
+    return { status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.text() };
   };
 };
 

@@ -1,7 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SchemaRegistry } from '@ingest/contracts';
 import { classifyDbError, withTransaction, type Pool } from '@ingest/db';
-import { commandContextOf, runConsumer, withIncomingCommand, type BatchContext, type IncomingMessage, type Kafka, type RunningConsumer, type TopicNames } from '@ingest/kafka';
+import {
+  commandContextOf,
+  runConsumer,
+  withIncomingCommand,
+  type BatchContext,
+  type IncomingMessage,
+  type Kafka,
+  type RunningConsumer,
+  type TopicNames,
+} from '@ingest/kafka';
 import type { Command } from '@ingest/domain';
 import { failpoint, inSpan, spanContextOf, tracingOn, type Link, type Logger, type Registry } from '@ingest/runtime';
 import { createCommandDecoder } from './decodeCommand.ts';
@@ -64,7 +73,6 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const baseBackoff = deps.retryBackoffMs ?? 100;
   const { applied, retries, retrying, groupSize, duration, lagOffsets, lag } = projectorMetrics(deps.registry);
 
-
   /**
    * Runs `fn` until it succeeds: transient failures are retried with backoff while the consumer
    * runs; other failures are retried until `permanentTries` (then thrown). Heartbeats go on meanwhile.
@@ -120,7 +128,13 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       (before !== undefined && stored.lastCommandId !== null && before.headers['command_id'] !== stored.lastCommandId);
     if (next > 0 && otherLog) {
       log.error(
-        { partition: m.partition, position: next, logEnd: ctx.highWatermark(), expected: stored.lastCommandId, found: before?.headers['command_id'] },
+        {
+          partition: m.partition,
+          position: next,
+          logEnd: ctx.highWatermark(),
+          expected: stored.lastCommandId,
+          found: before?.headers['command_id'],
+        },
         'the command log does not match the stored position (another log?): position forgotten, markers keep exactly-once',
       );
       await withRetries(ctx, { partition: m.partition }, 1, () => resetCheckpoint(pool, m.topic, m.partition));
@@ -143,7 +157,12 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   // Each command's work continues its request (issue 15): the request id from the record headers on
   // its log lines and, tracing on, an `apply <kind>` span child of the gateway's producer span.
   const handle = (m: IncomingMessage, ctx: BatchContext): Promise<void> =>
-    withIncomingCommand(m, `apply ${m.headers['kind'] ?? 'command'}`, { attributes: { 'ingest.command_id': m.headers['command_id'] ?? '' } }, () => handleOne(m, ctx));
+    withIncomingCommand(
+      m,
+      `apply ${m.headers['kind'] ?? 'command'}`,
+      { attributes: { 'ingest.command_id': m.headers['command_id'] ?? '' } },
+      () => handleOne(m, ctx),
+    );
 
   const handleOne = async (m: IncomingMessage, ctx: BatchContext): Promise<void> => {
     const at: CommandPosition = { topic: m.topic, partition: m.partition, offset: m.offset };
@@ -155,7 +174,16 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     if (!decoded.ok) {
       if (decoded.commandId && decoded.shop) {
         // Its shop is known: park it, and the shop's later commands wait behind it (D2).
-        await park(ctx, { command_id: decoded.commandId, shop: decoded.shop, kind: 'unknown', at, message: m.value ?? Buffer.alloc(0), error: decoded.error, attempts: 1, behind: null });
+        await park(ctx, {
+          command_id: decoded.commandId,
+          shop: decoded.shop,
+          kind: 'unknown',
+          at,
+          message: m.value ?? Buffer.alloc(0),
+          error: decoded.error,
+          attempts: 1,
+          behind: null,
+        });
         applied.inc({ kind: 'unknown', outcome: 'parked' });
       } else {
         // Nothing to answer and no shop to hold back: logged, counted and passed.
@@ -173,12 +201,25 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       outcome = await withRetries(ctx, { command_id: c.command_id, shop: c.shop }, maxAttempts, async () => {
         await failpoint('projector.before-apply');
         return withTransaction(pool, (tx) =>
-          applyCommand(tx, c, at, { sideEffects: { topics: deps.topics }, checkpoint: true, parkBehind: { message: m.value ?? Buffer.alloc(0) } }),
+          applyCommand(tx, c, at, {
+            sideEffects: { topics: deps.topics },
+            checkpoint: true,
+            parkBehind: { message: m.value ?? Buffer.alloc(0) },
+          }),
         );
       });
     } catch (err) {
       if (err instanceof Aborted) throw err;
-      await park(ctx, { command_id: c.command_id, shop: c.shop, kind: c.kind, at, message: m.value ?? Buffer.alloc(0), error: errorText(err), attempts: maxAttempts, behind: null });
+      await park(ctx, {
+        command_id: c.command_id,
+        shop: c.shop,
+        kind: c.kind,
+        at,
+        message: m.value ?? Buffer.alloc(0),
+        error: errorText(err),
+        attempts: maxAttempts,
+        behind: null,
+      });
       outcome = 'parked';
     }
     positions.set(m.partition, Number(m.offset) + 1);
@@ -205,7 +246,8 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
    */
   const applyGroup = async (messages: IncomingMessage[], from: number, ctx: BatchContext): Promise<number> => {
     const first = messages[from];
-    if (groupMaxCommands < 2 || messages.length - from < 2 || !first || Number(first.offset) <= (singleUntil.get(first.partition) ?? -1)) return 0;
+    if (groupMaxCommands < 2 || messages.length - from < 2 || !first || Number(first.offset) <= (singleUntil.get(first.partition) ?? -1))
+      return 0;
     if (Number(first.offset) < (await positionOf(ctx, first))) return 0;
     const group: Array<{ m: IncomingMessage; c: Command }> = [];
     let bytes = 0;
@@ -237,11 +279,23 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
           for (const { m, c } of group) {
             const at = { topic: m.topic, partition: m.partition, offset: m.offset };
             out.push(
-              await withIncomingCommand(m, `apply ${c.kind}`, { ...inGroup, attributes: { 'ingest.command_id': c.command_id, 'ingest.group_commands': group.length } }, async () => {
-                const outcome = await applyCommand(tx, c, at, { sideEffects: { topics: deps.topics }, checkpoint: true, parkBehind: { message: m.value ?? Buffer.alloc(0) } });
-                log.debug({ command_id: c.command_id, kind: c.kind, outcome, group: group.length, ...at }, 'command projected (commits with its group)');
-                return outcome;
-              }),
+              await withIncomingCommand(
+                m,
+                `apply ${c.kind}`,
+                { ...inGroup, attributes: { 'ingest.command_id': c.command_id, 'ingest.group_commands': group.length } },
+                async () => {
+                  const outcome = await applyCommand(tx, c, at, {
+                    sideEffects: { topics: deps.topics },
+                    checkpoint: true,
+                    parkBehind: { message: m.value ?? Buffer.alloc(0) },
+                  });
+                  log.debug(
+                    { command_id: c.command_id, kind: c.kind, outcome, group: group.length, ...at },
+                    'command projected (commits with its group)',
+                  );
+                  return outcome;
+                },
+              ),
             );
           }
           return out;
@@ -281,7 +335,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       lag.batchStarted(first.partition);
       let left: number | null = null; // offsets left on the partition; unknown if the batch failed
       try {
-        for (let i = 0; i < messages.length && ctx.isRunning(); ) {
+        for (let i = 0; i < messages.length && ctx.isRunning();) {
           let handled: number;
           try {
             handled = await applyGroup(messages, i, ctx);

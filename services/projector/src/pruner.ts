@@ -33,16 +33,26 @@ interface Target {
 
 // Each target is found through an index (migrations/1763900000000_fault-tolerance.sql).
 const TARGETS: Target[] = [
-  { table: 'agent_runtime.processed_commands', where: 'processed_at < now() - $1 * interval \'1 millisecond\'', retention: 'markers' },
-  { table: 'agent_runtime.command_results', where: 'created_at < now() - $1 * interval \'1 millisecond\'', retention: 'results', span: 'created_at' },
-  { table: 'agent_runtime.command_requests', where: 'received_at < now() - $1 * interval \'1 millisecond\'', retention: 'results', span: 'received_at' },
+  { table: 'agent_runtime.processed_commands', where: "processed_at < now() - $1 * interval '1 millisecond'", retention: 'markers' },
+  {
+    table: 'agent_runtime.command_results',
+    where: "created_at < now() - $1 * interval '1 millisecond'",
+    retention: 'results',
+    span: 'created_at',
+  },
+  {
+    table: 'agent_runtime.command_requests',
+    where: "received_at < now() - $1 * interval '1 millisecond'",
+    retention: 'results',
+    span: 'received_at',
+  },
   {
     table: 'agent_runtime.parked_commands',
-    where: 'resolved_at IS NOT NULL AND resolved_at < now() - $1 * interval \'1 millisecond\'',
+    where: "resolved_at IS NOT NULL AND resolved_at < now() - $1 * interval '1 millisecond'",
     retention: 'results',
   },
   // Issue 16: the Idempotency-Key header's rows, after IDEMPOTENCY_KEY_TTL.
-  { table: 'agent_runtime.request_keys', where: 'created_at < now() - $1 * interval \'1 millisecond\'', retention: 'keys' },
+  { table: 'agent_runtime.request_keys', where: "created_at < now() - $1 * interval '1 millisecond'", retention: 'keys' },
   // Published rows have done their work (the audit records stay in their log tables).
   { table: 'agent_runtime.outbox', where: 'published_at IS NOT NULL', retention: null },
 ];
@@ -69,7 +79,14 @@ export function startPruner(opts: PrunerOptions): Pruner {
       try {
         const started = performance.now();
         for (const t of TARGETS) {
-          const window = t.retention === 'markers' ? opts.markerRetentionMs : t.retention === 'results' ? opts.resultRetentionMs : t.retention === 'keys' ? opts.idempotencyKeyTtlMs : null;
+          const window =
+            t.retention === 'markers'
+              ? opts.markerRetentionMs
+              : t.retention === 'results'
+                ? opts.resultRetentionMs
+                : t.retention === 'keys'
+                  ? opts.idempotencyKeyTtlMs
+                  : null;
           const params = window === null ? [batchSize] : [window, batchSize];
           const limit = window === null ? '$1' : '$2';
           let total = 0;
@@ -93,7 +110,9 @@ export function startPruner(opts: PrunerOptions): Pruner {
           }
           counts[t.table] = total;
         }
-        const open = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.parked_commands WHERE resolved_at IS NULL');
+        const open = await client.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM agent_runtime.parked_commands WHERE resolved_at IS NULL',
+        );
         parkedOpen.set(open.rows[0]?.n ?? 0);
         const ms = performance.now() - started;
         seconds.observe(ms / 1000);

@@ -253,7 +253,8 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
       await running;
       const s = session;
       // A graceful stop hands over at once: no batch of ours is in flight, so no fence to wait out.
-      if (leader && s) await s.query(`UPDATE agent_runtime.relay_lease SET renewed_at = 'epoch' WHERE id = 1 AND holder = $1`, [me]).catch(() => {});
+      if (leader && s)
+        await s.query(`UPDATE agent_runtime.relay_lease SET renewed_at = 'epoch' WHERE id = 1 AND holder = $1`, [me]).catch(() => {});
       setLeader(false);
       session = null;
       await s?.end().catch(() => {});

@@ -59,56 +59,75 @@ export async function runProjector(
   const registry = opts.registry ?? createRegistry({ defaultMetrics: true });
   registerPoolMetrics(registry, 'projector', pool);
   const listener =
-    opts.listener ?? createListener({ connectionString: common.databaseUrl, role, applicationName: 'ingest-projector-listen', log: log.child({ component: 'listen' }) });
-  const kafka = createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-projector', log: log.child({ component: 'kafka' }) });
+    opts.listener ??
+    createListener({
+      connectionString: common.databaseUrl,
+      role,
+      applicationName: 'ingest-projector-listen',
+      log: log.child({ component: 'listen' }),
+    });
+  const kafka = createKafka({
+    brokers: common.kafkaBrokers,
+    security: common.kafkaSecurity,
+    clientId: 'ingest-projector',
+    log: log.child({ component: 'kafka' }),
+  });
   const sink = await createMessageSink(kafka);
   const roles = setting(env, 'PROJECTOR_ROLES');
   const runs = (r: ProjectorRole): boolean => roles.includes(r);
-  const relay = !runs('relay') ? null : await startRelay({
-    pool,
-    connectionString: common.databaseUrl,
-    role,
-    listener,
-    sink,
-    log: log.child({ component: 'relay' }),
-    registry,
-    fenceMs: setting(env, 'RELAY_FENCE'),
-    publicBaseUrl: publicBaseUrl(env),
-  });
-  const projector = !runs('apply') ? null : await startProjector({
-    pool,
-    kafka,
-    schemas: new SchemaRegistry(),
-    topics: common.topics,
-    groupId: setting(env, 'PROJECTOR_GROUP_ID'),
-    log: log.child({ component: 'projector' }),
-    registry,
-    partitionsConsumedConcurrently: setting(env, 'PROJECTOR_CONCURRENCY'),
-    sessionTimeoutMs: setting(env, 'KAFKA_SESSION_TIMEOUT'),
-    heartbeatIntervalMs: setting(env, 'KAFKA_HEARTBEAT_INTERVAL'),
-    maxAttempts: setting(env, 'PROJECTOR_MAX_ATTEMPTS'),
-    retryBackoffMs: setting(env, 'PROJECTOR_RETRY_BACKOFF'),
-    groupMaxCommands: setting(env, 'PROJECTOR_GROUP_COMMANDS'),
-    groupMaxBytes: setting(env, 'PROJECTOR_GROUP_BYTES'),
-    fetchWaitMs: opts.fetchWaitMs ?? setting(env, 'PROJECTOR_FETCH_WAIT'),
-  });
+  const relay = !runs('relay')
+    ? null
+    : await startRelay({
+        pool,
+        connectionString: common.databaseUrl,
+        role,
+        listener,
+        sink,
+        log: log.child({ component: 'relay' }),
+        registry,
+        fenceMs: setting(env, 'RELAY_FENCE'),
+        publicBaseUrl: publicBaseUrl(env),
+      });
+  const projector = !runs('apply')
+    ? null
+    : await startProjector({
+        pool,
+        kafka,
+        schemas: new SchemaRegistry(),
+        topics: common.topics,
+        groupId: setting(env, 'PROJECTOR_GROUP_ID'),
+        log: log.child({ component: 'projector' }),
+        registry,
+        partitionsConsumedConcurrently: setting(env, 'PROJECTOR_CONCURRENCY'),
+        sessionTimeoutMs: setting(env, 'KAFKA_SESSION_TIMEOUT'),
+        heartbeatIntervalMs: setting(env, 'KAFKA_HEARTBEAT_INTERVAL'),
+        maxAttempts: setting(env, 'PROJECTOR_MAX_ATTEMPTS'),
+        retryBackoffMs: setting(env, 'PROJECTOR_RETRY_BACKOFF'),
+        groupMaxCommands: setting(env, 'PROJECTOR_GROUP_COMMANDS'),
+        groupMaxBytes: setting(env, 'PROJECTOR_GROUP_BYTES'),
+        fetchWaitMs: opts.fetchWaitMs ?? setting(env, 'PROJECTOR_FETCH_WAIT'),
+      });
   const timeZone = setting(env, 'BUSINESS_TIMEZONE');
-  const scheduler = !runs('scheduler') ? null : startDailyScheduler({
-    pool,
-    commandLog: createCommandLog(sink, common.topics.commands),
-    log: log.child({ component: 'daily-scheduler' }),
-    timeZone,
-    intervalMs: setting(env, 'DAILY_SNAPSHOT_CHECK_MS'),
-  });
-  const pruner = !runs('pruner') ? null : startPruner({
-    pool,
-    log: log.child({ component: 'pruner' }),
-    registry,
-    resultRetentionMs: common.resultRetentionMs,
-    markerRetentionMs: common.markerRetentionMs,
-    idempotencyKeyTtlMs: common.idempotencyKeyTtlMs,
-    intervalMs: setting(env, 'PRUNE_INTERVAL'),
-  });
+  const scheduler = !runs('scheduler')
+    ? null
+    : startDailyScheduler({
+        pool,
+        commandLog: createCommandLog(sink, common.topics.commands),
+        log: log.child({ component: 'daily-scheduler' }),
+        timeZone,
+        intervalMs: setting(env, 'DAILY_SNAPSHOT_CHECK_MS'),
+      });
+  const pruner = !runs('pruner')
+    ? null
+    : startPruner({
+        pool,
+        log: log.child({ component: 'pruner' }),
+        registry,
+        resultRetentionMs: common.resultRetentionMs,
+        markerRetentionMs: common.markerRetentionMs,
+        idempotencyKeyTtlMs: common.idempotencyKeyTtlMs,
+        intervalMs: setting(env, 'PRUNE_INTERVAL'),
+      });
   return {
     registry,
     roles,
@@ -117,7 +136,10 @@ export async function runProjector(
     pruner,
     readiness: async () => ({
       ...(projector ? { consumer: projector.joined() } : {}),
-      database: await pool.query('SELECT 1').then(() => true, () => false),
+      database: await pool.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
       listen: listener.connected(),
     }),
     stop: async () => {

@@ -39,11 +39,7 @@ export async function lockShop(tx: PoolClient, shop: string): Promise<void> {
 }
 
 /** Stores the reply and wakes the waiting gateways (NOTIFY is delivered on commit). */
-export async function storeResult(
-  tx: PoolClient,
-  c: { command_id: string; shop: string; kind: string },
-  reply: Reply,
-): Promise<void> {
+export async function storeResult(tx: PoolClient, c: { command_id: string; shop: string; kind: string }, reply: Reply): Promise<void> {
   await tx.query(
     `WITH r AS (
        INSERT INTO agent_runtime.command_results (command_id, shop, kind, status_code, body)

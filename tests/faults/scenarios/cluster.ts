@@ -22,7 +22,8 @@ export const leaderKill: Scenario = {
   needsCluster: true,
   run: async (ctx) => {
     const nodes = ctx.suite.broker.nodes;
-    if (!nodes || nodes.length < 3) throw new Error('leader-kill needs the three-node cluster: npm run test:faults -- --cluster leader-kill');
+    if (!nodes || nodes.length < 3)
+      throw new Error('leader-kill needs the three-node cluster: npm run test:faults -- --cluster leader-kill');
     const g1 = await ctx.gateway('gateway-1');
     const g2 = await ctx.gateway('gateway-2');
     const p1 = await ctx.projector('projector-1');
@@ -52,7 +53,9 @@ export const leaderKill: Scenario = {
     });
     const failures: string[] = [];
     if (elected === null) failures.push(`partitions ${led.join(',')} had no new leader 30 s after the kill`);
-    ctx.note(elected === null ? 'no new leaders within 30 s' : `new leaders elected ${((elected - reference) / 1000).toFixed(1)} s after the kill`);
+    ctx.note(
+      elected === null ? 'no new leaders within 30 s' : `new leaders elected ${((elected - reference) / 1000).toFixed(1)} s after the kill`,
+    );
     await sleep(Math.max(0, reference + 10_000 - Date.now()));
     ctx.note(`restarting broker ${victimId}`);
     const restartMs = await victim.restart();
@@ -92,7 +95,10 @@ async function partitionLeaders(ctx: Ctx, topic: string): Promise<Map<number, nu
 }
 
 async function setupZeroLevel(via: Service, s: Shop): Promise<void> {
-  const prod = await post(via.port, '/api/ingest/products', { shop: s.shop, products: [{ barcode: 'ZERO', product_name: 'Stock-out probe' }] });
+  const prod = await post(via.port, '/api/ingest/products', {
+    shop: s.shop,
+    products: [{ barcode: 'ZERO', product_name: 'Stock-out probe' }],
+  });
   if (prod.status !== 200) throw new Error(`setup: ZERO product for ${s.shop}: ${prod.status} ${prod.text}`);
   const lvl = await post(via.port, '/api/ingest/inventory-available', zeroBody(s, 5));
   if (lvl.status !== 200) throw new Error(`setup: ZERO level for ${s.shop}: ${lvl.status} ${lvl.text}`);
@@ -173,10 +179,13 @@ async function checkStockEvents(ctx: Ctx, shops: Shop[]): Promise<{ failures: st
       if (seen.has(m.value.seq)) duplicates += 1;
       seen.set(m.value.seq, m.value.event_type);
     }
-    for (let k = 1; k <= r.seq; k++) if (!seen.has(k)) failures.push(`stock event ${k} of ${r.shop}/ZERO never published (level at seq ${r.seq})`);
-    for (const k of seen.keys()) if (k > r.seq) failures.push(`stock event ${k} of ${r.shop}/ZERO published beyond the level's seq ${r.seq}`);
+    for (let k = 1; k <= r.seq; k++)
+      if (!seen.has(k)) failures.push(`stock event ${k} of ${r.shop}/ZERO never published (level at seq ${r.seq})`);
+    for (const k of seen.keys())
+      if (k > r.seq) failures.push(`stock event ${k} of ${r.shop}/ZERO published beyond the level's seq ${r.seq}`);
     // 5 → 0 first: odd seqs are stock_zero, even ones stock_restored
-    for (const [k, type] of seen) if (type !== (k % 2 === 1 ? 'stock_zero' : 'stock_restored')) failures.push(`stock event ${k} of ${r.shop}/ZERO is ${type}`);
+    for (const [k, type] of seen)
+      if (type !== (k % 2 === 1 ? 'stock_zero' : 'stock_restored')) failures.push(`stock event ${k} of ${r.shop}/ZERO is ${type}`);
     const byPartition = new Map<string, number>();
     for (const m of mine) {
       const key = `${m.topic}/${m.partition}`;
@@ -185,7 +194,10 @@ async function checkStockEvents(ctx: Ctx, shops: Shop[]): Promise<{ failures: st
       byPartition.set(key, Math.max(last, m.value.seq));
     }
   }
-  return { failures: failures.slice(0, 50), info: [`stock events: ${expected} expected from the levels' seq, ${events.messages.length} read, ${duplicates} duplicate(s)`] };
+  return {
+    failures: failures.slice(0, 50),
+    info: [`stock events: ${expected} expected from the levels' seq, ${events.messages.length} read, ${duplicates} duplicate(s)`],
+  };
 }
 
 interface Read {
@@ -200,7 +212,8 @@ async function readTopics(ctx: Ctx, topics: string[], timeoutMs: number): Promis
   const want = new Map<string, number>();
   try {
     for (const topic of topics) {
-      for (const e of await admin.fetchTopicOffsets(topic)) if (Number(e.high) > Number(e.low)) want.set(`${topic}/${e.partition}`, Number(e.high) - 1);
+      for (const e of await admin.fetchTopicOffsets(topic))
+        if (Number(e.high) > Number(e.low)) want.set(`${topic}/${e.partition}`, Number(e.high) - 1);
     }
   } finally {
     await admin.disconnect().catch(() => {});

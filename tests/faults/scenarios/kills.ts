@@ -20,7 +20,16 @@ export const projectorKill: Scenario = {
     ctx.note('restarting projector-1');
     await p1.start();
     await sleep(3000);
-    return { reference, recoveryS, recoveryLimitS: 15, load, connectionErrorsExpected: false, gatewayForChecks: gw, shops, info: [`relay leader at the kill: ${leader}`] };
+    return {
+      reference,
+      recoveryS,
+      recoveryLimitS: 15,
+      load,
+      connectionErrorsExpected: false,
+      gatewayForChecks: gw,
+      shops,
+      info: [`relay leader at the kill: ${leader}`],
+    };
   },
 };
 

@@ -26,7 +26,17 @@ export const brokerKill: Scenario = {
     const reference = Date.now();
     ctx.note(`broker serving again after ${(ms / 1000).toFixed(1)} s`);
     const recoveryS = await runUntilRecovered(ctx, load, reference, { minMs: 8000, maxMs: 45_000 });
-    return { reference, recoveryS, recoveryLimitS: 30, load, connectionErrorsExpected: false, gatewayForChecks: gw, shops, failures, info: [`broker restart took ${(ms / 1000).toFixed(1)} s`] };
+    return {
+      reference,
+      recoveryS,
+      recoveryLimitS: 30,
+      load,
+      connectionErrorsExpected: false,
+      gatewayForChecks: gw,
+      shops,
+      failures,
+      info: [`broker restart took ${(ms / 1000).toFixed(1)} s`],
+    };
   },
 };
 
@@ -44,7 +54,8 @@ export const databaseOutage: Scenario = {
     load.start();
     ctx.note('load started');
     await sleep(WARM_MS);
-    const publishedBefore = ((await metric(p1, 'relay_events_published_total')) ?? 0) + ((await metric(p2, 'relay_events_published_total')) ?? 0);
+    const publishedBefore =
+      ((await metric(p1, 'relay_events_published_total')) ?? 0) + ((await metric(p2, 'relay_events_published_total')) ?? 0);
     ctx.note('database outage begins (proxy cut: reset + refuse)');
     await ctx.stack.proxy.cut('refuse');
     await sleep(6000);
@@ -60,7 +71,8 @@ export const databaseOutage: Scenario = {
     const after = await Promise.all([g1, g2, p1, p2].map(async (s) => [s.name, await s.readyStatus(8000)] as const));
     for (const [n, st] of after) if (st !== 200) failures.push(`${n} /readyz answered ${st} after the outage ended and writes recovered`);
     const leaders = await Promise.all([p1, p2].map((p) => metric(p, 'relay_leader')));
-    const publishedAfter = ((await metric(p1, 'relay_events_published_total')) ?? 0) + ((await metric(p2, 'relay_events_published_total')) ?? 0);
+    const publishedAfter =
+      ((await metric(p1, 'relay_events_published_total')) ?? 0) + ((await metric(p2, 'relay_events_published_total')) ?? 0);
     return {
       reference,
       recoveryS,
@@ -70,7 +82,9 @@ export const databaseOutage: Scenario = {
       gatewayForChecks: g1,
       shops,
       failures,
-      info: [`relay_leader after: projector-1 ${leaders[0]}, projector-2 ${leaders[1]}; events published during the run ${publishedAfter - publishedBefore}`],
+      info: [
+        `relay_leader after: projector-1 ${leaders[0]}, projector-2 ${leaders[1]}; events published during the run ${publishedAfter - publishedBefore}`,
+      ],
     };
   },
 };

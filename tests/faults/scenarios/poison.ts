@@ -53,7 +53,14 @@ export const poison: Scenario = {
       messages: [
         {
           key: a,
-          value: JSON.stringify({ command_id: poisonId, kind: 'inventory.daily_snapshot', shop: a, received_at: new Date().toISOString(), source: { endpoint: '/faults/poison' }, payload: { snapshot_date: '0000-01-01' } }),
+          value: JSON.stringify({
+            command_id: poisonId,
+            kind: 'inventory.daily_snapshot',
+            shop: a,
+            received_at: new Date().toISOString(),
+            source: { endpoint: '/faults/poison' },
+            payload: { snapshot_date: '0000-01-01' },
+          }),
           headers: { command_id: poisonId, kind: 'inventory.daily_snapshot' },
         },
       ],
@@ -61,29 +68,48 @@ export const poison: Scenario = {
     await producer.disconnect();
     const tPoison = Date.now();
     ctx.note(`poison ${poisonId} produced for ${a}`);
-    const parkedPoison = await waitUntil(20_000, async () => (await ctx.stack.db.query('SELECT error FROM agent_runtime.parked_commands WHERE command_id = $1', [poisonId])).rows[0]);
+    const parkedPoison = await waitUntil(
+      20_000,
+      async () => (await ctx.stack.db.query('SELECT error FROM agent_runtime.parked_commands WHERE command_id = $1', [poisonId])).rows[0],
+    );
     if (!parkedPoison) failures.push(`the poison ${poisonId} was not parked within 20 s`);
     else ctx.note(`poison parked: ${JSON.stringify(parkedPoison)}`);
 
     // Shop A's next commands: one product, its price moved 1 -> 4 by four commands in order.
     const aIds: string[] = [];
-    const first = await post(gw.port, '/api/ingest/products', { shop: a, products: [{ barcode: 'PA', product_name: 'Parked item', current_price: 1 }] });
+    const first = await post(gw.port, '/api/ingest/products', {
+      shop: a,
+      products: [{ barcode: 'PA', product_name: 'Parked item', current_price: 1 }],
+    });
     ctx.note(`A #1 (sync) -> ${first.status} ${first.text.slice(0, 200)}`);
-    if (first.status !== 202 || first.body?.status !== 'parked') failures.push(`A's first command after the poison answered ${first.status} ${first.text.slice(0, 200)}, expected 202 status "parked"`);
+    if (first.status !== 202 || first.body?.status !== 'parked')
+      failures.push(
+        `A's first command after the poison answered ${first.status} ${first.text.slice(0, 200)}, expected 202 status "parked"`,
+      );
     if (typeof first.body?.command_id === 'string') aIds.push(first.body.command_id);
     for (let price = 2; price <= 4; price++) {
-      const r = await post(gw.port, '/api/ingest/products', { shop: a, products: [{ barcode: 'PA', product_name: 'Parked item', current_price: price }] }, { prefer: 'respond-async' });
-      if (r.status !== 202 || typeof r.body?.command_id !== 'string') failures.push(`A's command (price ${price}) answered ${r.status} ${r.text.slice(0, 200)}`);
+      const r = await post(
+        gw.port,
+        '/api/ingest/products',
+        { shop: a, products: [{ barcode: 'PA', product_name: 'Parked item', current_price: price }] },
+        { prefer: 'respond-async' },
+      );
+      if (r.status !== 202 || typeof r.body?.command_id !== 'string')
+        failures.push(`A's command (price ${price}) answered ${r.status} ${r.text.slice(0, 200)}`);
       else aIds.push(r.body.command_id);
     }
     const allParked = await waitUntil(20_000, async () => {
-      const { rows } = await ctx.stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.parked_commands WHERE command_id = ANY($1) AND resolved_at IS NULL', [aIds]);
+      const { rows } = await ctx.stack.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM agent_runtime.parked_commands WHERE command_id = ANY($1) AND resolved_at IS NULL',
+        [aIds],
+      );
       return (rows[0]?.n ?? 0) === aIds.length;
     });
     if (!allParked) failures.push(`A's ${aIds.length} later commands were not all parked behind the poison within 20 s`);
     for (const id of aIds) {
       const g = await getCommand(gw.port, id);
-      if (g.status !== 202 || g.body?.status !== 'parked') failures.push(`GET ${id} (A, behind the poison) answered ${g.status} ${JSON.stringify(g.body).slice(0, 200)}, expected 202 parked`);
+      if (g.status !== 202 || g.body?.status !== 'parked')
+        failures.push(`GET ${id} (A, behind the poison) answered ${g.status} ${JSON.stringify(g.body).slice(0, 200)}, expected 202 parked`);
     }
     const early = await ctx.stack.db.query("SELECT 1 FROM public.products WHERE shop = $1 AND barcode = 'PA'", [a]);
     if (early.rowCount) failures.push("shop A's product was applied past the parked poison (per-shop order broken)");
@@ -92,8 +118,16 @@ export const poison: Scenario = {
     const othersAfter = load.records.filter((r) => r.sentAt >= tPoison && r.kind !== 'get' && r.endAt !== null);
     const slow = othersAfter.filter((r) => r.status !== (r.kind === 'async' ? 202 : 200) || r.endAt! - r.sentAt > 3000);
     const neighbourN = othersAfter.filter((r) => r.shop === neighbour).length;
-    info.push(`${othersAfter.length} writes of other shops after the poison (${neighbourN} of the neighbour), ${slow.length} not 200 within 3 s`);
-    if (slow.length) failures.push(`other shops held up by A's poison: ${slow.slice(0, 5).map((r) => `#${r.seq} ${r.shop} ${r.error ?? r.status} ${((r.endAt! - r.sentAt) / 1000).toFixed(1)}s`).join('; ')}`);
+    info.push(
+      `${othersAfter.length} writes of other shops after the poison (${neighbourN} of the neighbour), ${slow.length} not 200 within 3 s`,
+    );
+    if (slow.length)
+      failures.push(
+        `other shops held up by A's poison: ${slow
+          .slice(0, 5)
+          .map((r) => `#${r.seq} ${r.shop} ${r.error ?? r.status} ${((r.endAt! - r.sentAt) / 1000).toFixed(1)}s`)
+          .join('; ')}`,
+      );
 
     // The operator: list, skip the poison, retry the rest in order.
     await parkedCli(ctx, ['list']);
@@ -104,13 +138,17 @@ export const poison: Scenario = {
     if (retry && retry.code !== 0) failures.push(`npm run parked -- retry failed (exit ${retry.code}): ${retry.out}`);
     const gp = await getCommand(gw.port, poisonId);
     ctx.note(`GET poison -> ${gp.status} ${JSON.stringify(gp.body).slice(0, 200)}`);
-    if (gp.status >= 500 || gp.status === 404 || gp.status === 200) failures.push(`GET of the skipped poison answered ${gp.status} ${JSON.stringify(gp.body).slice(0, 200)}`);
+    if (gp.status >= 500 || gp.status === 404 || gp.status === 200)
+      failures.push(`GET of the skipped poison answered ${gp.status} ${JSON.stringify(gp.body).slice(0, 200)}`);
     for (const id of aIds) {
       const g = await waitUntil(10_000, async () => {
         const r = await getCommand(gw.port, id);
         return r.status === 200 ? r : null;
       });
-      if (!g) failures.push(`A's command ${id} not answered 200 after retry: ${JSON.stringify((await getCommand(gw.port, id)).body).slice(0, 200)}`);
+      if (!g)
+        failures.push(
+          `A's command ${id} not answered 200 after retry: ${JSON.stringify((await getCommand(gw.port, id)).body).slice(0, 200)}`,
+        );
     }
     const chain = await ctx.stack.db.query<{ change_type: string; before: number | null; after: number }>(
       `SELECT change_type, (before_data->>'current_price')::numeric AS before, (after_data->>'current_price')::numeric AS after
@@ -119,17 +157,34 @@ export const poison: Scenario = {
     );
     const pairs = chain.rows.map((r) => `${r.change_type}:${r.before ?? '-'}->${r.after}`).join(', ');
     const expected = 'created:-->1, price_change:1->2, price_change:2->3, price_change:3->4';
-    if (pairs !== expected) failures.push(`shop A's commands were not applied once each in order: logs ${pairs || '(none)'}; expected ${expected}`);
+    if (pairs !== expected)
+      failures.push(`shop A's commands were not applied once each in order: logs ${pairs || '(none)'}; expected ${expected}`);
     ctx.note(`A's update logs after retry: ${pairs}`);
 
     // Shop A flows live again.
-    const live = await post(gw.port, '/api/ingest/products', { shop: a, products: [{ barcode: 'PA', product_name: 'Parked item', current_price: 5 }] });
+    const live = await post(gw.port, '/api/ingest/products', {
+      shop: a,
+      products: [{ barcode: 'PA', product_name: 'Parked item', current_price: 5 }],
+    });
     const recoveryS = (Date.now() - tSkip) / 1000;
     ctx.note(`A live again -> ${live.status} ${live.text.slice(0, 200)}`);
-    if (live.status !== 200 || live.body?.updated !== 1) failures.push(`shop A's next command after the retry answered ${live.status} ${live.text.slice(0, 200)}, expected 200 updated 1`);
-    const openA = await ctx.stack.db.query('SELECT command_id FROM agent_runtime.parked_commands WHERE shop = $1 AND resolved_at IS NULL', [a]);
+    if (live.status !== 200 || live.body?.updated !== 1)
+      failures.push(`shop A's next command after the retry answered ${live.status} ${live.text.slice(0, 200)}, expected 200 updated 1`);
+    const openA = await ctx.stack.db.query('SELECT command_id FROM agent_runtime.parked_commands WHERE shop = $1 AND resolved_at IS NULL', [
+      a,
+    ]);
     if (openA.rowCount) failures.push(`${openA.rowCount} command(s) of shop A still parked after skip + retry`);
     await sleep(1000);
-    return { reference: tSkip, recoveryS, recoveryLimitS: 30, load, connectionErrorsExpected: false, gatewayForChecks: gw, shops: [...others, shopA], failures, info };
+    return {
+      reference: tSkip,
+      recoveryS,
+      recoveryLimitS: 30,
+      load,
+      connectionErrorsExpected: false,
+      gatewayForChecks: gw,
+      shops: [...others, shopA],
+      failures,
+      info,
+    };
   },
 };

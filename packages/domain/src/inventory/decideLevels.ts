@@ -25,7 +25,11 @@ export function decideLevels(state: InventoryState, command: InventoryLevelsComm
   for (const line of payload.lines) {
     const where = resolveLocation(state.locations.get(locationRefKey(line.location)));
     if (!where.ok) {
-      t.unresolved.push({ barcode: line.barcode, ...('location_id' in line.location ? { location_id: line.location.location_id } : {}), reason: where.reason });
+      t.unresolved.push({
+        barcode: line.barcode,
+        ...('location_id' in line.location ? { location_id: line.location.location_id } : {}),
+        reason: where.reason,
+      });
       continue;
     }
     const locationId = where.location_id;
@@ -60,9 +64,14 @@ export function decideLevels(state: InventoryState, command: InventoryLevelsComm
         if (v !== undefined) next[f] = v;
       }
     }
-    const w = book.write({ product_id: productId, location_id: locationId, barcode: line.barcode }, next, delta ? 'levels_delta' : 'levels_set', {
-      absolute: !delta,
-    });
+    const w = book.write(
+      { product_id: productId, location_id: locationId, barcode: line.barcode },
+      next,
+      delta ? 'levels_delta' : 'levels_set',
+      {
+        absolute: !delta,
+      },
+    );
     if (w.changed) t.updated++;
     else t.unchanged++;
     if (w.stockEvent === 'stock_zero') stockZero.push({ barcode: line.barcode, location_id: locationId });

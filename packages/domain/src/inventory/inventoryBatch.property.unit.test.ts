@@ -18,13 +18,19 @@ const qty = fc.integer({ min: 0, max: 4 });
 const delta = fc.integer({ min: -4, max: 4 });
 const loc = fc.constantFrom({ location_id: LOC }, { location_id: LOC2 }, { location_id: 'unknown' });
 const partial = (arb: fc.Arbitrary<number>) =>
-  fc.record(Object.fromEntries(QTY_FIELDS.map((f) => [f, arb])) as Record<(typeof QTY_FIELDS)[number], fc.Arbitrary<number>>, { requiredKeys: [] });
+  fc.record(Object.fromEntries(QTY_FIELDS.map((f) => [f, arb])) as Record<(typeof QTY_FIELDS)[number], fc.Arbitrary<number>>, {
+    requiredKeys: [],
+  });
 
 const command: fc.Arbitrary<InventoryCommand> = fc.oneof(
   fc.array(fc.record({ barcode, on_hand_qty: qty, available_qty: fc.option(qty, { nil: undefined }) }), { maxLength: 8 }).map((lines) => ({
     ...meta(),
     kind: 'inventory.snapshot' as const,
-    payload: { location: { location_id: LOC }, snapshot_date: '2026-11-02', lines: lines.map((l) => (l.available_qty === undefined ? { barcode: l.barcode, on_hand_qty: l.on_hand_qty } : l)) },
+    payload: {
+      location: { location_id: LOC },
+      snapshot_date: '2026-11-02',
+      lines: lines.map((l) => (l.available_qty === undefined ? { barcode: l.barcode, on_hand_qty: l.on_hand_qty } : l)),
+    },
   })),
   fc.array(fc.record({ barcode, available_delta: delta }), { maxLength: 8 }).map((lines) => ({
     ...meta(),
@@ -61,7 +67,16 @@ function single(c: InventoryCommand, i: number, n: number): InventoryCommand {
   return { ...c, command_id, payload: { ...c.payload, lines: [c.payload.lines[i]!] } };
 }
 
-const COUNTS = ['lines_processed', 'lines_upserted', 'lines_unresolved', 'logs_written', 'lines_updated', 'lines_unchanged', 'lines_clamped', 'lines_stale'];
+const COUNTS = [
+  'lines_processed',
+  'lines_upserted',
+  'lines_unresolved',
+  'logs_written',
+  'lines_updated',
+  'lines_unchanged',
+  'lines_clamped',
+  'lines_stale',
+];
 const LISTS = ['unresolved', 'clamped', 'stale', 'stock_zero'];
 const logShape = (l: InventoryLog[]) => l.map(({ log_id: _a, command_id: _b, log_seq: _c, ...rest }) => rest);
 const eventShape = (e: OutboxEvent[]) => e.map((x) => ({ ...x.payload, event_id: undefined, command_id: undefined }));
@@ -71,7 +86,9 @@ const dKey = (r: DailyRow) => dailyKey(r.product_id, r.location_id, r.snapshot_d
 describe('inventory deciders, D6a property', () => {
   it('a batch equals its lines applied one by one', () => {
     const initial = [level(PA, 'A', { on_hand_qty: 2, available_qty: 1 }), level(PB, 'B', { available_qty: 0 }, { location_id: LOC2 })];
-    const initialDaily = storedDaily([dailyRow(PA, 'A', { on_hand_qty: 2, available_qty: 1 }, { inventory_as_of: initial[0]!.last_absolute_as_of! })]);
+    const initialDaily = storedDaily([
+      dailyRow(PA, 'A', { on_hand_qty: 2, available_qty: 1 }, { inventory_as_of: initial[0]!.last_absolute_as_of! }),
+    ]);
     fc.assert(
       fc.property(command, (c) => {
         const batch = decide(state(initial, { daily: initialDaily }), c);

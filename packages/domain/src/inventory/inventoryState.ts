@@ -57,12 +57,23 @@ export interface StaleLine {
 }
 
 export function rejected(status: number, errorKind: string, error: string): InventoryPlan {
-  return { levels: [], logs: [], daily: [], events: [], recordKey: null, reply: { status, body: { ok: false, error_kind: errorKind, error } } };
+  return {
+    levels: [],
+    logs: [],
+    daily: [],
+    events: [],
+    recordKey: null,
+    reply: { status, body: { ok: false, error_kind: errorKind, error } },
+  };
 }
 
 /** D14: a request-level location that does not resolve refuses the whole command. */
 export function locationRejection(ref: LocationRef, reason: 'location_unresolved' | 'location_ambiguous'): InventoryPlan {
-  return rejected(422, reason, `${describeRef(ref)} ${reason === 'location_ambiguous' ? 'matches several locations' : 'is not a location of this shop'}`);
+  return rejected(
+    422,
+    reason,
+    `${describeRef(ref)} ${reason === 'location_ambiguous' ? 'matches several locations' : 'is not a location of this shop'}`,
+  );
 }
 
 /** What the line loop of endpoints 3 and 5 counts. */

@@ -127,7 +127,6 @@ export class LevelBook {
   rows(): Level[] {
     return [...this.touched].map((k) => this.current.get(k) as Level);
   }
-
 }
 
 /** What a stock event says about its level (D18): the level after the write and its available quantity before. */
@@ -137,7 +136,12 @@ export type StockChange = Pick<
 >;
 
 /** A stock_zero / stock_restored event (D18), for the decider and the set-based projection alike. */
-export function stockEvent(c: InventoryMeta, kind: 'stock_zero' | 'stock_restored', changeType: InventoryChangeType, e: StockChange): OutboxEvent {
+export function stockEvent(
+  c: InventoryMeta,
+  kind: 'stock_zero' | 'stock_restored',
+  changeType: InventoryChangeType,
+  e: StockChange,
+): OutboxEvent {
   const id = eventId(c.command_id, kind, `${e.product_id}|${e.location_id}|${e.seq}`);
   return {
     event_id: id,

@@ -16,32 +16,35 @@ const AT = '2026-11-02T00:00:00.000Z';
 const VERSION = '1.2.3';
 
 const row: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 12, arbitrary: fc
-    .record({
-      transaction_id: fc.constantFrom('T1', 'T2'),
-      line_instance_no: fc.constantFrom(1, 2, 0),
-      barcode: fc.constantFrom('KNOWN', 'UNKNOWN'),
-      channel_id: fc.constantFrom(CH, CH, CH, OTHER),
-      location_id: fc.constantFrom(LOC, LOC, LOC, OTHER),
-      customer_id: fc.constantFrom('a', 'b', null),
-      gross_amount_taxincl: fc.constantFrom(1100, 1100, 1100.01, 1100.02),
-      tax_rate: fc.constantFrom(0.1, 0.1, 0, 1.5),
-      refund_amount: fc.constantFrom(0, 0, 5, 10, -1),
-      refunded_at: fc.constantFrom(null, null, '2026-10-30T00:00:00.000Z', '2026-10-30T09:00:00+09:00', '2026-10-31T00:00:00Z'),
-      refund_reason: fc.constantFrom(null, 'damaged'),
-    })
-    .map((r) => ({
-      source_system: 'pos',
-      transaction_line_id: 'L1',
-      ordered_at: '2026-10-29T12:00:00.000Z',
-      currency: 'JPY',
-      is_test: false,
-      discount_amount_taxincl: 100,
-      net_amount_taxincl: 1000,
-      net_amount_taxexcl: 909.09,
-      tax_amount: 90.91,
-      ...r,
-    })) },
+  {
+    weight: 12,
+    arbitrary: fc
+      .record({
+        transaction_id: fc.constantFrom('T1', 'T2'),
+        line_instance_no: fc.constantFrom(1, 2, 0),
+        barcode: fc.constantFrom('KNOWN', 'UNKNOWN'),
+        channel_id: fc.constantFrom(CH, CH, CH, OTHER),
+        location_id: fc.constantFrom(LOC, LOC, LOC, OTHER),
+        customer_id: fc.constantFrom('a', 'b', null),
+        gross_amount_taxincl: fc.constantFrom(1100, 1100, 1100.01, 1100.02),
+        tax_rate: fc.constantFrom(0.1, 0.1, 0, 1.5),
+        refund_amount: fc.constantFrom(0, 0, 5, 10, -1),
+        refunded_at: fc.constantFrom(null, null, '2026-10-30T00:00:00.000Z', '2026-10-30T09:00:00+09:00', '2026-10-31T00:00:00Z'),
+        refund_reason: fc.constantFrom(null, 'damaged'),
+      })
+      .map((r) => ({
+        source_system: 'pos',
+        transaction_line_id: 'L1',
+        ordered_at: '2026-10-29T12:00:00.000Z',
+        currency: 'JPY',
+        is_test: false,
+        discount_amount_taxincl: 100,
+        net_amount_taxincl: 1000,
+        net_amount_taxexcl: 909.09,
+        tax_amount: 90.91,
+        ...r,
+      })),
+  },
   { weight: 1, arbitrary: fc.constantFrom<unknown>('junk', null, {}) },
 );
 
@@ -78,7 +81,12 @@ describe('decideOrderLines, D6a property', () => {
   it('a batch equals its rows sent one by one as separate commands (rows, counts, errors, warnings, logs)', () => {
     fc.assert(
       fc.property(fc.array(row, { maxLength: 6 }), fc.array(row, { maxLength: 14 }), (seedRows, rows) => {
-        const registry: OrderLinesState = { lines: new Map(), channels: new Set([CH]), locations: new Set([LOC]), barcodes: new Set(['KNOWN']) };
+        const registry: OrderLinesState = {
+          lines: new Map(),
+          channels: new Set([CH]),
+          locations: new Set([LOC]),
+          barcodes: new Set(['KNOWN']),
+        };
         // Stored lines to start from: whatever an earlier command left.
         const seed = decideOrderLines(registry, cmd(commandId(999), T0, seedRows), VERSION);
         const start = withLines(registry, applied(registry.lines, seed.upserts));
@@ -100,7 +108,10 @@ describe('decideOrderLines, D6a property', () => {
           warnings.push(...b.warnings.map((w) => ({ ...w, row_index: i })));
         });
 
-        expect(batch.reply).toEqual({ status: 200, body: { ok: true, dry_run: false, ...totals, errors, warnings, adapter_version: VERSION } });
+        expect(batch.reply).toEqual({
+          status: 200,
+          body: { ok: true, dry_run: false, ...totals, errors, warnings, adapter_version: VERSION },
+        });
         expect(withoutIds(batch.logs)).toEqual(withoutIds(logs));
         expect(batch.logs.map((l) => l.log_seq)).toEqual(batch.logs.map((_, i) => i));
         expect(sorted(applied(start.lines, batch.upserts))).toEqual(sorted(lines));
@@ -114,7 +125,12 @@ describe('decideOrderLines, D6a property', () => {
   it('a dry run of any batch answers what the real run answers and writes nothing (D22)', () => {
     fc.assert(
       fc.property(fc.array(row, { maxLength: 6 }), fc.array(row, { maxLength: 14 }), (seedRows, rows) => {
-        const registry: OrderLinesState = { lines: new Map(), channels: new Set([CH]), locations: new Set([LOC]), barcodes: new Set(['KNOWN']) };
+        const registry: OrderLinesState = {
+          lines: new Map(),
+          channels: new Set([CH]),
+          locations: new Set([LOC]),
+          barcodes: new Set(['KNOWN']),
+        };
         const seed = decideOrderLines(registry, cmd(commandId(999), T0, seedRows), VERSION);
         const start = withLines(registry, applied(registry.lines, seed.upserts));
         const real = decideOrderLines(start, cmd(commandId(0), AT, rows), VERSION);

@@ -82,9 +82,19 @@ export function decideOrderLines(state: OrderLinesState, c: OrderLinesUpsertComm
   p.rows.forEach((raw, i) => {
     const { line, errors: rowErrors, ids } = validateRow(raw, i, unknownFields);
     if (ids.channel_id && !state.channels.has(ids.channel_id))
-      rowErrors.push({ row_index: i, field: 'channel_id', code: 'channel_not_found', message: `channel_id ${ids.channel_id} is not a channel of this shop` });
+      rowErrors.push({
+        row_index: i,
+        field: 'channel_id',
+        code: 'channel_not_found',
+        message: `channel_id ${ids.channel_id} is not a channel of this shop`,
+      });
     if (ids.location_id && !state.locations.has(ids.location_id))
-      rowErrors.push({ row_index: i, field: 'location_id', code: 'location_not_found', message: `location_id ${ids.location_id} is not a location of this shop` });
+      rowErrors.push({
+        row_index: i,
+        field: 'location_id',
+        code: 'location_not_found',
+        message: `location_id ${ids.location_id} is not a location of this shop`,
+      });
     rowErrors.push(...(found.get(i) ?? []));
     if (!line || rowErrors.length) {
       errors.push(...rowErrors);
@@ -93,7 +103,12 @@ export function decideOrderLines(state: OrderLinesState, c: OrderLinesUpsertComm
     }
     accepted++;
     if (!state.barcodes.has(line.barcode))
-      warnings.push({ row_index: i, field: 'barcode', code: 'product_not_in_master_warning', message: `barcode ${line.barcode} is not in the product master; stored without product name and SKU` });
+      warnings.push({
+        row_index: i,
+        field: 'barcode',
+        code: 'product_not_in_master_warning',
+        message: `barcode ${line.barcode} is not in the product master; stored without product name and SKU`,
+      });
 
     const key = orderLineKey(line);
     const before = current.get(key);

@@ -177,7 +177,13 @@ describe('decideOrderLines (endpoint 6)', () => {
 
   it('given a dry run, when decided, then the reply is the one of the real run (dry_run echoed) and nothing is to be written (D22)', () => {
     const s = state([stored()]);
-    const rows = [row(), row({ line_instance_no: 2 }), row({ customer_id: 'C-9' }), row({ line_instance_no: 3, tax_rate: 2 }), row({ line_instance_no: 4, barcode: 'NEW' })];
+    const rows = [
+      row(),
+      row({ line_instance_no: 2 }),
+      row({ customer_id: 'C-9' }),
+      row({ line_instance_no: 3, tax_rate: 2 }),
+      row({ line_instance_no: 4, barcode: 'NEW' }),
+    ];
     const real = decide(s, rows);
     const dry = decide(s, rows, { dry_run: true });
     expect(dry.upserts).toEqual([]);
@@ -255,11 +261,17 @@ describe('decideOrderLines (endpoint 6)', () => {
   });
 
   it('given a row with an unknown field (D27), when decided, then that row is rejected with unknown_field and the others go on', () => {
-    const plan = decide(state(), [row({ line_instance_no: 1 }), row({ line_instance_no: 2, avaliable: true }), row({ line_instance_no: 3 })], {
-      unknown_fields: 'reject',
-    });
+    const plan = decide(
+      state(),
+      [row({ line_instance_no: 1 }), row({ line_instance_no: 2, avaliable: true }), row({ line_instance_no: 3 })],
+      {
+        unknown_fields: 'reject',
+      },
+    );
     expect(plan.reply.body).toMatchObject({ accepted_rows: 2, inserted_rows: 2, rejected_rows: 1 });
-    expect(plan.reply.body['errors']).toEqual([{ row_index: 1, field: 'avaliable', code: 'unknown_field', message: 'avaliable is not allowed' }]);
+    expect(plan.reply.body['errors']).toEqual([
+      { row_index: 1, field: 'avaliable', code: 'unknown_field', message: 'avaliable is not allowed' },
+    ]);
     expect(plan.upserts.map((u) => u.line_instance_no)).toEqual([1, 3]);
   });
 
@@ -276,15 +288,27 @@ describe('decideOrderLines (endpoint 6)', () => {
   });
 
   it('given problems the gateway found in a row (issue 12: a number JSON would round, a time outside the business range), when decided, then that row is rejected with them and the others go on', () => {
-    const problem = { row_index: 1, field: 'gross_amount_taxincl', code: 'invalid_value', message: 'gross_amount_taxincl 9007199254740993 cannot be stored exactly (it would become 9007199254740992)' };
-    const plan = decide(state(), [row({ line_instance_no: 1 }), row({ line_instance_no: 2 }), row({ line_instance_no: 3 })], { row_problems: [problem] });
+    const problem = {
+      row_index: 1,
+      field: 'gross_amount_taxincl',
+      code: 'invalid_value',
+      message: 'gross_amount_taxincl 9007199254740993 cannot be stored exactly (it would become 9007199254740992)',
+    };
+    const plan = decide(state(), [row({ line_instance_no: 1 }), row({ line_instance_no: 2 }), row({ line_instance_no: 3 })], {
+      row_problems: [problem],
+    });
     expect(plan.reply.body).toMatchObject({ accepted_rows: 2, inserted_rows: 2, rejected_rows: 1 });
     expect(plan.reply.body['errors']).toEqual([problem]);
     expect(plan.upserts.map((u) => u.line_instance_no)).toEqual([1, 3]);
   });
 
   it('given a row the gateway found a problem in that also breaks a row rule, when decided, then both are listed', () => {
-    const problem = { row_index: 0, field: 'ordered_at', code: 'invalid_value', message: 'ordered_at must be on or after 2000-01-01T00:00:00Z and before 2100-01-01T00:00:00Z' };
+    const problem = {
+      row_index: 0,
+      field: 'ordered_at',
+      code: 'invalid_value',
+      message: 'ordered_at must be on or after 2000-01-01T00:00:00Z and before 2100-01-01T00:00:00Z',
+    };
     const plan = decide(state(), [row({ tax_rate: 2 })], { row_problems: [problem] });
     expect(plan.reply.body['errors']).toEqual([expect.objectContaining({ row_index: 0, code: 'tax_rate_out_of_range' }), problem]);
     expect(plan.upserts).toEqual([]);

@@ -21,7 +21,9 @@ export const ORDER_LINE_FIELDS = [
 ] as const satisfies ReadonlyArray<keyof OrderLineRow>;
 export type OrderLineField = (typeof ORDER_LINE_FIELDS)[number];
 
-export const KEY_FIELDS = ['source_system', 'transaction_id', 'transaction_line_id', 'line_instance_no'] as const satisfies ReadonlyArray<keyof OrderLineRow>;
+export const KEY_FIELDS = ['source_system', 'transaction_id', 'transaction_line_id', 'line_instance_no'] as const satisfies ReadonlyArray<
+  keyof OrderLineRow
+>;
 
 /**
  * A valid order line as stored in public.order_line_master: the row of schemas/http/order-line.json

@@ -108,13 +108,21 @@ export function validateRow(raw: unknown, rowIndex: number, unknownFields: Unkno
   const d = (n: number | undefined) => (n === undefined ? null : toDecimal(n));
   const [dg, dd, dni, dne, dt] = [d(gross), d(discount), d(netIncl), d(netExcl), d(tax)];
   if (dg && dd && dni && !withinTolerance(dg, dd, dni, TOLERANCE))
-    fail('net_amount_taxincl', 'amount_mismatch', `gross_amount_taxincl - discount_amount_taxincl = ${formatDifference(gross!, discount!)} differs from net_amount_taxincl ${netIncl} by more than 0.01`);
+    fail(
+      'net_amount_taxincl',
+      'amount_mismatch',
+      `gross_amount_taxincl - discount_amount_taxincl = ${formatDifference(gross!, discount!)} differs from net_amount_taxincl ${netIncl} by more than 0.01`,
+    );
   if (dni && dt && dne && !withinTolerance(dni, dt, dne, TOLERANCE))
-    fail('net_amount_taxexcl', 'tax_mismatch', `net_amount_taxincl - tax_amount = ${formatDifference(netIncl!, tax!)} differs from net_amount_taxexcl ${netExcl} by more than 0.01`);
-  if (taxRate !== undefined && (taxRate < 0 || taxRate > 1)) fail('tax_rate', 'tax_rate_out_of_range', `tax_rate ${taxRate} is outside [0, 1]`);
+    fail(
+      'net_amount_taxexcl',
+      'tax_mismatch',
+      `net_amount_taxincl - tax_amount = ${formatDifference(netIncl!, tax!)} differs from net_amount_taxexcl ${netExcl} by more than 0.01`,
+    );
+  if (taxRate !== undefined && (taxRate < 0 || taxRate > 1))
+    fail('tax_rate', 'tax_rate_out_of_range', `tax_rate ${taxRate} is outside [0, 1]`);
   if (refund !== undefined && refund < 0) fail('refund_amount', 'refund_amount_negative', `refund_amount ${refund} is negative`);
-  if (unknownFields === 'reject')
-    for (const f of Object.keys(r)) if (!KNOWN_FIELDS.has(f)) fail(f, 'unknown_field', `${f} is not allowed`);
+  if (unknownFields === 'reject') for (const f of Object.keys(r)) if (!KNOWN_FIELDS.has(f)) fail(f, 'unknown_field', `${f} is not allowed`);
 
   const ids = { ...(channel_id ? { channel_id } : {}), ...(location_id ? { location_id } : {}) };
   if (errors.length) return { line: null, errors, ids };

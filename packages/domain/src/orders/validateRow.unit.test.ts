@@ -22,11 +22,24 @@ function without(field: string, r = row()): Record<string, unknown> {
 
 /** Amounts only: gross - discount vs net incl. tax, with a zero tax so the tax identity holds. */
 const amounts = (gross: number, discount: number, net: number) =>
-  row({ gross_amount_taxincl: gross, discount_amount_taxincl: discount, net_amount_taxincl: net, tax_amount: 0, net_amount_taxexcl: net, tax_rate: 0 });
+  row({
+    gross_amount_taxincl: gross,
+    discount_amount_taxincl: discount,
+    net_amount_taxincl: net,
+    tax_amount: 0,
+    net_amount_taxexcl: net,
+    tax_rate: 0,
+  });
 
 /** Tax only: net incl. - tax vs net excl. tax. */
 const taxes = (netIncl: number, tax: number, netExcl: number) =>
-  row({ gross_amount_taxincl: netIncl, discount_amount_taxincl: 0, net_amount_taxincl: netIncl, tax_amount: tax, net_amount_taxexcl: netExcl });
+  row({
+    gross_amount_taxincl: netIncl,
+    discount_amount_taxincl: 0,
+    net_amount_taxincl: netIncl,
+    tax_amount: tax,
+    net_amount_taxexcl: netExcl,
+  });
 
 const codes = (errors: RowProblem[]) => errors.map((e) => [e.field, e.code]);
 
@@ -191,11 +204,14 @@ describe('validateRow (endpoint 6, D20)', () => {
       [0.3, 0.1, 0.18],
       [0.3, 0.1, 0.22],
       [1100, 100, 1100],
-    ])('given gross %s, discount %s and net %s (off by more than 0.01), when validated, then amount_mismatch on net_amount_taxincl', (g, d, n) => {
-      expect(validateRow(amounts(g, d, n), 4).errors).toEqual([
-        { row_index: 4, field: 'net_amount_taxincl', code: 'amount_mismatch', message: expect.any(String) },
-      ]);
-    });
+    ])(
+      'given gross %s, discount %s and net %s (off by more than 0.01), when validated, then amount_mismatch on net_amount_taxincl',
+      (g, d, n) => {
+        expect(validateRow(amounts(g, d, n), 4).errors).toEqual([
+          { row_index: 4, field: 'net_amount_taxincl', code: 'amount_mismatch', message: expect.any(String) },
+        ]);
+      },
+    );
   });
 
   describe('tax_mismatch (net incl. - tax vs net excl. tax, D20a)', () => {
@@ -215,11 +231,14 @@ describe('validateRow (endpoint 6, D20)', () => {
       [1000, 90.91, 909.11],
       [100.0, 0.0, 99.98],
       [0.3, 0.1, 0.18],
-    ])('given net incl. %s, tax %s and net excl. %s (off by more than 0.01), when validated, then tax_mismatch on net_amount_taxexcl', (ni, t, ne) => {
-      expect(validateRow(taxes(ni, t, ne), 1).errors).toEqual([
-        { row_index: 1, field: 'net_amount_taxexcl', code: 'tax_mismatch', message: expect.any(String) },
-      ]);
-    });
+    ])(
+      'given net incl. %s, tax %s and net excl. %s (off by more than 0.01), when validated, then tax_mismatch on net_amount_taxexcl',
+      (ni, t, ne) => {
+        expect(validateRow(taxes(ni, t, ne), 1).errors).toEqual([
+          { row_index: 1, field: 'net_amount_taxexcl', code: 'tax_mismatch', message: expect.any(String) },
+        ]);
+      },
+    );
   });
 
   describe('tax_rate_out_of_range', () => {

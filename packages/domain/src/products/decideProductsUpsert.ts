@@ -76,7 +76,12 @@ export function decideProductsUpsert(state: ProductsState, command: ProductsUpse
       current.set(p.barcode, p);
       touched.add(p.barcode);
       created++;
-      log(p, 'created', null, PRODUCT_FIELDS.filter((f) => p[f] !== null));
+      log(
+        p,
+        'created',
+        null,
+        PRODUCT_FIELDS.filter((f) => p[f] !== null),
+      );
       continue;
     }
     const changed = PRODUCT_FIELDS.filter((f) => f in input && input[f] !== undefined && !same(before[f], input[f]));
@@ -98,9 +103,7 @@ export function decideProductsUpsert(state: ProductsState, command: ProductsUpse
 
   const counts = { created, updated, unchanged };
   const body =
-    command.payload.response === 'ingest'
-      ? { ok: true, ...counts, errors_count: errors.length, errors }
-      : { ok: true, ...counts, errors };
+    command.payload.response === 'ingest' ? { ok: true, ...counts, errors_count: errors.length, errors } : { ok: true, ...counts, errors };
   return {
     upserts: [...touched].map((barcode) => current.get(barcode) as Product),
     logs,

@@ -115,7 +115,14 @@ describe('decideProductsUpsert', () => {
   it('endpoint 2 answers with ok and errors_count (D7)', () => {
     const cmd = command([{ rejected: { barcode: 'X', error: 'e' } }]);
     const plan = decideProductsUpsert(state(), { ...cmd, payload: { ...cmd.payload, response: 'ingest' } });
-    expect(plan.reply.body).toEqual({ ok: true, created: 0, updated: 0, unchanged: 0, errors_count: 1, errors: [{ barcode: 'X', error: 'e' }] });
+    expect(plan.reply.body).toEqual({
+      ok: true,
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      errors_count: 1,
+      errors: [{ barcode: 'X', error: 'e' }],
+    });
   });
 
   it('D6a: a barcode repeated in one batch is created, then updated, then unchanged; one row holds the final state', () => {
@@ -136,6 +143,13 @@ describe('decideProductsUpsert', () => {
   it('D3: log ids are derived from the command, so deciding twice gives identical plans', () => {
     const cmd = command([{ product: { barcode: 'N', product_name: 'New' } }]);
     expect(decideProductsUpsert(state(), cmd)).toEqual(decideProductsUpsert(state(), cmd));
-    expect(new Set(decideProductsUpsert(state(stored()), command([{ product: { barcode: 'B', product_name: 'X', current_price: 1, brand: 'Z' } }])).logs.map((l) => l.log_id)).size).toBe(3);
+    expect(
+      new Set(
+        decideProductsUpsert(
+          state(stored()),
+          command([{ product: { barcode: 'B', product_name: 'X', current_price: 1, brand: 'Z' } }]),
+        ).logs.map((l) => l.log_id),
+      ).size,
+    ).toBe(3);
   });
 });

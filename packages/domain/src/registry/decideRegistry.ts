@@ -41,12 +41,20 @@ function foreignId(state: RegistryState, shop: string, ids: string[]): string | 
 }
 
 function refuse(what: string, id: string): RegistryPlan {
-  return { rows: [], identifiers: [], reply: { status: 422, body: { ok: false, error_kind: 'invalid_payload', error: `${what} ${id} belongs to another shop` } } };
+  return {
+    rows: [],
+    identifiers: [],
+    reply: { status: 422, body: { ok: false, error_kind: 'invalid_payload', error: `${what} ${id} belongs to another shop` } },
+  };
 }
 
 /** D14: registering a location again (same id) renames it and replaces its identifiers. */
 export function decideRegisterLocations(state: RegistryState, c: RegisterLocationsCommand): RegistryPlan {
-  const foreign = foreignId(state, c.shop, c.payload.locations.map((l) => l.location_id));
+  const foreign = foreignId(
+    state,
+    c.shop,
+    c.payload.locations.map((l) => l.location_id),
+  );
   if (foreign) return refuse('location_id', foreign);
   const final = new Map(c.payload.locations.map((l) => [l.location_id, l]));
   const identifiers = [...final.values()].flatMap((l) => {
@@ -79,13 +87,20 @@ export function decideRegisterLocations(state: RegistryState, c: RegisterLocatio
 }
 
 export function decideRegisterChannels(state: RegistryState, c: RegisterChannelsCommand): RegistryPlan {
-  const foreign = foreignId(state, c.shop, c.payload.channels.map((ch) => ch.channel_id));
+  const foreign = foreignId(
+    state,
+    c.shop,
+    c.payload.channels.map((ch) => ch.channel_id),
+  );
   if (foreign) return refuse('channel_id', foreign);
   const final = new Map(c.payload.channels.map((ch) => [ch.channel_id, ch]));
   return {
     rows: [...final.values()].map((ch) => row(state, c, ch.channel_id, ch.name)),
     identifiers: [],
-    reply: { status: 200, body: { ok: true, shop: c.shop, channels: c.payload.channels.map((ch) => ({ channel_id: ch.channel_id, name: ch.name })) } },
+    reply: {
+      status: 200,
+      body: { ok: true, shop: c.shop, channels: c.payload.channels.map((ch) => ({ channel_id: ch.channel_id, name: ch.name })) },
+    },
   };
 }
 

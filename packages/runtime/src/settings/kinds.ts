@@ -41,7 +41,12 @@ export function duration(minMs = 0): Kind<number> {
 
 /** `1500` → `1500ms`, `6000` → `6s`, `60000` → `1m`: the largest unit that divides it. */
 export function formatMs(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   }
   return `${ms}ms`;

@@ -67,14 +67,19 @@ export function settingGiven(env: NodeJS.ProcessEnv, name: SettingName): boolean
 }
 
 export const settingsOf = (roles: readonly Role[]): SettingName[] =>
-  (Object.keys(SETTINGS) as SettingName[]).filter((n) => (SETTINGS[n].roles).some((r) => roles.includes(r)));
+  (Object.keys(SETTINGS) as SettingName[]).filter((n) => SETTINGS[n].roles.some((r) => roles.includes(r)));
 
 /**
  * Every problem with the settings `roles` read, one line each: each bad value, then the rules that
  * tie settings together (`combined`: readers that throw ConfigError, such as Kafka security), so
  * that an operator fixes them all in one go rather than one start at a time.
  */
-export function checkSettings(env: NodeJS.ProcessEnv, roles: readonly Role[], combined: ReadonlyArray<(env: NodeJS.ProcessEnv) => unknown> = [], readFile: ReadFile = readUtf8): string[] {
+export function checkSettings(
+  env: NodeJS.ProcessEnv,
+  roles: readonly Role[],
+  combined: ReadonlyArray<(env: NodeJS.ProcessEnv) => unknown> = [],
+  readFile: ReadFile = readUtf8,
+): string[] {
   const problems: string[] = [];
   for (const name of settingsOf(roles)) {
     try {
@@ -96,14 +101,22 @@ export function checkSettings(env: NodeJS.ProcessEnv, roles: readonly Role[], co
 }
 
 /** Throws one ConfigError listing every problem (see checkSettings). */
-export function assertSettings(env: NodeJS.ProcessEnv, roles: readonly Role[], combined: ReadonlyArray<(env: NodeJS.ProcessEnv) => unknown> = []): void {
+export function assertSettings(
+  env: NodeJS.ProcessEnv,
+  roles: readonly Role[],
+  combined: ReadonlyArray<(env: NodeJS.ProcessEnv) => unknown> = [],
+): void {
   const problems = checkSettings(env, roles, combined);
   if (problems.length === 1) throw new ConfigError(problems[0]);
   if (problems.length > 1) throw new ConfigError(`${problems.length} settings are wrong:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
 }
 
 /** Markdown without its markup, for a terminal. */
-const plain = (md: string): string => md.replace(/\[([^\]]+)\]\([^)]+\)/g, '$1').replace(/`/g, '').replace(/\*\*/g, '');
+const plain = (md: string): string =>
+  md
+    .replace(/\[([^\]]+)\]\([^)]+\)/g, '$1')
+    .replace(/`/g, '')
+    .replace(/\*\*/g, '');
 
 function defaultShown(d: SettingDef<unknown>): string {
   if (d.defaultText) return d.defaultText;
@@ -163,7 +176,7 @@ export function settingsTable(): string {
     for (const n of inGroup) {
       const d: SettingDef<unknown> = SETTINGS[n];
       const name = `\`${n}\`${d.fromFile ? ` (\`_FILE\`)` : ''}`;
-      const readBy = ROLES.filter((r) => (d.roles).includes(r)).join(', ');
+      const readBy = ROLES.filter((r) => d.roles.includes(r)).join(', ');
       const cell = (t: string): string => t.replace(/\|/g, '\\|').replace(/\n/g, ' ');
       out.push(`| ${name} | ${cell(defaultShown(d))} | ${readBy} | ${cell(d.doc)} Accepts ${cell(d.kind.accepts)}. |`);
     }

@@ -94,15 +94,21 @@ describe('setting()', () => {
       throw Object.assign(new Error('nope'), { code: 'ENOENT' });
     };
     expect(setting({ INGEST_SECRET_FILE: '/run/secrets/ingest' }, 'INGEST_SECRET', readFile)).toEqual(['alpha', 'beta']);
-    expect(() => setting({ INGEST_SECRET: 'x', INGEST_SECRET_FILE: '/run/secrets/ingest' }, 'INGEST_SECRET', readFile)).toThrow('set INGEST_SECRET or INGEST_SECRET_FILE, not both');
-    expect(() => setting({ INGEST_SECRET_FILE: '/nowhere' }, 'INGEST_SECRET', readFile)).toThrow('INGEST_SECRET_FILE=/nowhere cannot be read (no such file)');
+    expect(() => setting({ INGEST_SECRET: 'x', INGEST_SECRET_FILE: '/run/secrets/ingest' }, 'INGEST_SECRET', readFile)).toThrow(
+      'set INGEST_SECRET or INGEST_SECRET_FILE, not both',
+    );
+    expect(() => setting({ INGEST_SECRET_FILE: '/nowhere' }, 'INGEST_SECRET', readFile)).toThrow(
+      'INGEST_SECRET_FILE=/nowhere cannot be read (no such file)',
+    );
     expect(() => setting({ INGEST_SECRET_FILE: '/run/secrets/empty' }, 'INGEST_SECRET', readFile)).toThrow('is empty');
     // PORT_FILE means nothing: PORT is not a secret.
     expect(setting({ PORT_FILE: '/run/secrets/ingest' }, 'PORT', readFile)).toBe(8080);
   });
 
-  it('names the setting and the value given, except a secret\'s', () => {
-    expect(() => setting({ MAX_CONSUMER_LAG: 'lots' }, 'MAX_CONSUMER_LAG')).toThrow(new ConfigError('MAX_CONSUMER_LAG must be an integer >= 1 (got "lots")'));
+  it("names the setting and the value given, except a secret's", () => {
+    expect(() => setting({ MAX_CONSUMER_LAG: 'lots' }, 'MAX_CONSUMER_LAG')).toThrow(
+      new ConfigError('MAX_CONSUMER_LAG must be an integer >= 1 (got "lots")'),
+    );
     let message = '';
     try {
       setting({ DATABASE_URL: 'mysql://root:hunter2@db/x' }, 'DATABASE_URL');
@@ -121,23 +127,29 @@ describe('checkSettings()', () => {
       'BODY_TIMEOUT must be a duration such as 500ms, 30s, 1m, 12h or 7d, at least 100ms (got "5x")',
       'SHOP_BURST_LINES must be an integer >= 1 (got "0")',
     ]);
-    expect(checkSettings(env, ['projector'])).toEqual(['KAFKA_SESSION_TIMEOUT must be a duration such as 500ms, 30s, 1m, 12h or 7d, at least 6s (got "1s")']);
+    expect(checkSettings(env, ['projector'])).toEqual([
+      'KAFKA_SESSION_TIMEOUT must be a duration such as 500ms, 30s, 1m, 12h or 7d, at least 6s (got "1s")',
+    ]);
   });
 
   it('then the rules between settings: Kafka security, replication, the public URL', () => {
     const checks = combinedChecks(['gateway']);
-    expect(checkSettings({ KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' }, ['gateway'], checks)).toEqual([
-      'KAFKA_SASL_MECHANISM=plain sends the password in clear: set KAFKA_SSL=true',
-    ]);
-    expect(checkSettings({ KAFKA_REPLICATION_FACTOR: '1', KAFKA_MIN_INSYNC_REPLICAS: '2' }, ['gateway'], checks)[0]).toMatch(/KAFKA_MIN_INSYNC_REPLICAS \(2\) is above KAFKA_REPLICATION_FACTOR \(1\)/);
+    expect(
+      checkSettings({ KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' }, ['gateway'], checks),
+    ).toEqual(['KAFKA_SASL_MECHANISM=plain sends the password in clear: set KAFKA_SSL=true']);
+    expect(checkSettings({ KAFKA_REPLICATION_FACTOR: '1', KAFKA_MIN_INSYNC_REPLICAS: '2' }, ['gateway'], checks)[0]).toMatch(
+      /KAFKA_MIN_INSYNC_REPLICAS \(2\) is above KAFKA_REPLICATION_FACTOR \(1\)/,
+    );
     expect(checkSettings({ PUBLIC_BASE_URL: 'https://x.example/?a=1' }, ['gateway'], checks)[0]).toMatch(/must not carry a query/);
     expect(checkSettings({}, ['gateway', 'projector', 'dev'], combinedChecks(['gateway', 'projector', 'dev']))).toEqual([]);
   });
 });
 
 describe('unknownSettings()', () => {
-  it('warns of a variable that looks like ours, with the likely name; leaves others and Kafka\'s own alone', () => {
-    expect(unknownSettings({ KAFKA_BROKER: 'x', SHOP_BURST: '1', KAFKA_HEAP_OPTS: '-Xmx1g', HOME: '/root', INGEST_SECRET_FILE: '/x' })).toEqual([
+  it("warns of a variable that looks like ours, with the likely name; leaves others and Kafka's own alone", () => {
+    expect(
+      unknownSettings({ KAFKA_BROKER: 'x', SHOP_BURST: '1', KAFKA_HEAP_OPTS: '-Xmx1g', HOME: '/root', INGEST_SECRET_FILE: '/x' }),
+    ).toEqual([
       'KAFKA_BROKER is not a setting (did you mean KAFKA_BROKERS?); it is ignored',
       'SHOP_BURST is not a setting (did you mean SHOP_BURST_LINES?); it is ignored',
     ]);
@@ -153,7 +165,7 @@ describe('--help and the settings table of docs/operations.md', () => {
     expect(help).not.toContain('`');
   });
 
-  it('every role has settings, and every setting is in some process\'s --help', () => {
+  it("every role has settings, and every setting is in some process's --help", () => {
     const shown = new Set(ROLES.flatMap((r) => settingsOf([r])));
     expect(names.filter((n) => !shown.has(n))).toEqual([]);
   });
@@ -171,8 +183,13 @@ describe('--help and the settings table of docs/operations.md', () => {
     const help = spawnSync(process.execPath, [main, '--help'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('MAX_INFLIGHT_BYTES');
-    const bad = spawnSync(process.execPath, [main], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', PORT: 'abc', BODY_TIMEOUT: '5x' } });
+    const bad = spawnSync(process.execPath, [main], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '', PORT: 'abc', BODY_TIMEOUT: '5x' },
+    });
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toContain('ingest gateway: cannot start, 2 settings are wrong:\n  - PORT must be an integer from 0 to 65535 (got "abc")\n  - BODY_TIMEOUT must be');
+    expect(bad.stderr).toContain(
+      'ingest gateway: cannot start, 2 settings are wrong:\n  - PORT must be an integer from 0 to 65535 (got "abc")\n  - BODY_TIMEOUT must be',
+    );
   });
 });

@@ -16,12 +16,22 @@ const COMBINED: ReadonlyArray<{ roles: readonly Role[]; check: Check }> = [
   { roles: ['gateway', 'projector'], check: (env) => publicBaseUrl(env) },
 ];
 
-export const combinedChecks = (roles: readonly Role[]): Check[] => COMBINED.filter((c) => c.roles.some((r) => roles.includes(r))).map((c) => c.check);
+export const combinedChecks = (roles: readonly Role[]): Check[] =>
+  COMBINED.filter((c) => c.roles.some((r) => roles.includes(r))).map((c) => c.check);
 
 /** Prefixes of our settings: an unknown variable with one of them is probably a typo. */
-const OURS = /^(KAFKA|PROJECTOR|SHOP|REPLAY|RELAY|DB|BODY|MAX|INGEST|CRON|IDEMPOTENCY|RESULT|MARKER|PRUNE|POSITION|DRY_RUN|LOG|PUBLIC|BUSINESS|DAILY|REPLY)_/;
+const OURS =
+  /^(KAFKA|PROJECTOR|SHOP|REPLAY|RELAY|DB|BODY|MAX|INGEST|CRON|IDEMPOTENCY|RESULT|MARKER|PRUNE|POSITION|DRY_RUN|LOG|PUBLIC|BUSINESS|DAILY|REPLY)_/;
 /** Read by other programs (Kafka's own scripts), not by us. */
-const FOREIGN = new Set(['KAFKA_HEAP_OPTS', 'KAFKA_OPTS', 'KAFKA_JVM_PERFORMANCE_OPTS', 'KAFKA_LOG4J_OPTS', 'KAFKA_DEBUG', 'KAFKA_GC_LOG_OPTS', 'KAFKA_JMX_OPTS']);
+const FOREIGN = new Set([
+  'KAFKA_HEAP_OPTS',
+  'KAFKA_OPTS',
+  'KAFKA_JVM_PERFORMANCE_OPTS',
+  'KAFKA_LOG4J_OPTS',
+  'KAFKA_DEBUG',
+  'KAFKA_GC_LOG_OPTS',
+  'KAFKA_JMX_OPTS',
+]);
 
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -40,7 +50,11 @@ function distance(a: string, b: string): number {
 /** Variables that look like ours but are not settings (KAFKA_BROKER, SHOP_BURST), with the likely one. */
 export function unknownSettings(env: NodeJS.ProcessEnv, extra: readonly string[] = []): string[] {
   const names = Object.keys(SETTINGS) as SettingName[];
-  const known = new Set<string>([...names, ...names.filter((n) => (SETTINGS[n] as SettingDef<unknown>).fromFile).map((n) => `${n}_FILE`), ...extra]);
+  const known = new Set<string>([
+    ...names,
+    ...names.filter((n) => (SETTINGS[n] as SettingDef<unknown>).fromFile).map((n) => `${n}_FILE`),
+    ...extra,
+  ]);
   const out: string[] = [];
   for (const v of Object.keys(env).sort()) {
     if (!OURS.test(v) || known.has(v) || FOREIGN.has(v)) continue;
@@ -75,7 +89,9 @@ export function settingsAtStart(opts: StartOptions): string[] {
   const problems = checkSettings(env, opts.roles, combinedChecks(opts.roles));
   if (problems.length > 0) {
     const head = problems.length === 1 ? 'a setting is wrong' : `${problems.length} settings are wrong`;
-    process.stderr.write(`${opts.name}: cannot start, ${head}:\n${problems.map((p) => `  - ${p}`).join('\n')}\nRun it with --help for every setting, its default and what it accepts.\n`);
+    process.stderr.write(
+      `${opts.name}: cannot start, ${head}:\n${problems.map((p) => `  - ${p}`).join('\n')}\nRun it with --help for every setting, its default and what it accepts.\n`,
+    );
     process.exit(1);
   }
   return unknownSettings(env, opts.extra);

@@ -15,7 +15,9 @@ import { businessDate, previousDate } from '@ingest/runtime';
 export const MIN_SNAPSHOT_DATE = '2000-01-01';
 
 /** D14: the locations and channels registry, through the command log like every write (D1). */
-export function adminRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; businessTimezone: string }): Router {
+export function adminRoutes(
+  deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; businessTimezone: string },
+): Router {
   const router = Router();
   const locationsBody = deps.schemas.validator<RegisterLocationsRequest>('http/admin-locations.request.json');
   const channelsBody = deps.schemas.validator<RegisterChannelsRequest>('http/admin-channels.request.json');
@@ -49,9 +51,16 @@ export function adminRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistr
     // Like the scheduler: by default the business day that ended last; never a day not yet begun.
     const today = businessDate(now, deps.businessTimezone);
     const snapshotDate = b.value.snapshot_date ?? previousDate(today);
-    if (snapshotDate > today) throw unprocessable('invalid_payload', `snapshot_date ${snapshotDate} is after the current business date ${today}`);
-    if (snapshotDate < MIN_SNAPSHOT_DATE) throw unprocessable('invalid_payload', `snapshot_date ${snapshotDate} is before ${MIN_SNAPSHOT_DATE}`);
-    await submitCommand(deps, req, res, { kind: 'inventory.daily_snapshot', shop: b.value.shop, payload: { snapshot_date: snapshotDate }, receivedAt: now });
+    if (snapshotDate > today)
+      throw unprocessable('invalid_payload', `snapshot_date ${snapshotDate} is after the current business date ${today}`);
+    if (snapshotDate < MIN_SNAPSHOT_DATE)
+      throw unprocessable('invalid_payload', `snapshot_date ${snapshotDate} is before ${MIN_SNAPSHOT_DATE}`);
+    await submitCommand(deps, req, res, {
+      kind: 'inventory.daily_snapshot',
+      shop: b.value.shop,
+      payload: { snapshot_date: snapshotDate },
+      receivedAt: now,
+    });
   });
 
   return router;

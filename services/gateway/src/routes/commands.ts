@@ -129,7 +129,9 @@ export function commandRoutes(deps: {
       );
       const pending = rows[0];
       if (pending && visible(pending.shop)) {
-        const position = deps.positions ? await pendingPosition(deps.pool, deps.positions, { shop: pending.shop, received_at: new Date(pending.received_at) }, now()) : null;
+        const position = deps.positions
+          ? await pendingPosition(deps.pool, deps.positions, { shop: pending.shop, received_at: new Date(pending.received_at) }, now())
+          : null;
         res.status(202).json({ ok: true, status: 'pending', command_id: id, ...(position ? { position } : {}) });
         return;
       }

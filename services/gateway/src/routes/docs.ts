@@ -1,7 +1,15 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Router } from 'express';
-import { buildAsyncApi, buildOpenApi, publishedSchema, readSchemaFiles, type AsyncApiOptions, type JsonObject, type SchemaFile } from '@ingest/contracts';
+import {
+  buildAsyncApi,
+  buildOpenApi,
+  publishedSchema,
+  readSchemaFiles,
+  type AsyncApiOptions,
+  type JsonObject,
+  type SchemaFile,
+} from '@ingest/contracts';
 import { CLOUDEVENTS_SOURCE, EVENT_DATA_SCHEMAS } from '@ingest/domain';
 import { notFound } from '../errors.ts';
 
@@ -14,7 +22,13 @@ export interface DocsDeps {
 }
 
 /** The files of swagger-ui-dist the page loads, served from node_modules: no CDN, works offline. */
-const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png']);
+const ASSETS = new Set([
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'favicon-32x32.png',
+  'favicon-16x16.png',
+]);
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 const PAGE = `<!doctype html>
@@ -63,7 +77,12 @@ export function docsRoutes(deps: DocsDeps): Router {
   };
   const openapi = cached((publicBaseUrl) => buildOpenApi({ publicBaseUrl, files }));
   const asyncapi = cached((publicBaseUrl) =>
-    buildAsyncApi({ publicBaseUrl, files, topics: deps.topics, cloudEvents: { source: CLOUDEVENTS_SOURCE, dataSchemas: EVENT_DATA_SCHEMAS } }),
+    buildAsyncApi({
+      publicBaseUrl,
+      files,
+      topics: deps.topics,
+      cloudEvents: { source: CLOUDEVENTS_SOURCE, dataSchemas: EVENT_DATA_SCHEMAS },
+    }),
   );
 
   router.get('/openapi.json', (_req, res) => {

@@ -3,7 +3,15 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApi, PLANNED, readSchemaFiles, REMOVED_METHODS, SchemaRegistry, SCHEMA_ID_BASE, type JsonObject } from '@ingest/contracts';
+import {
+  buildOpenApi,
+  PLANNED,
+  readSchemaFiles,
+  REMOVED_METHODS,
+  SchemaRegistry,
+  SCHEMA_ID_BASE,
+  type JsonObject,
+} from '@ingest/contracts';
 import { CLOUDEVENTS_SOURCE, EVENT_DATA_SCHEMAS, KEY_FIELDS, ORDER_LINE_FIELDS } from '@ingest/domain';
 import type { Pool } from '@ingest/db';
 import { DEFAULT_TOPICS } from '@ingest/kafka';
@@ -96,7 +104,11 @@ function docValidator(doc: JsonObject): (pointer: string, value: unknown) => str
   };
 }
 
-type Op = { security: Array<Record<string, unknown>>; parameters?: JsonObject[]; requestBody?: { content: Record<string, { example: unknown }> } };
+type Op = {
+  security: Array<Record<string, unknown>>;
+  parameters?: JsonObject[];
+  requestBody?: { content: Record<string, { example: unknown }> };
+};
 const ptr = (...parts: string[]): string => parts.map((p) => '/' + p.replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 
 describe('GET /openapi.json', () => {
@@ -122,7 +134,11 @@ describe('GET /openapi.json', () => {
 
   it('names the auth header of every endpoint: each write and the command result need a secret; the rest is open', () => {
     const paths = openapi['paths'] as Record<string, Record<string, Op>>;
-    const secured = Object.entries(paths).flatMap(([path, item]) => Object.entries(item).filter(([, op]) => op.security.length > 0).map(([m]) => `${m} ${path}`));
+    const secured = Object.entries(paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, op]) => op.security.length > 0)
+        .map(([m]) => `${m} ${path}`),
+    );
     expect(secured.sort()).toEqual(
       [
         '/api/admin/channels',
@@ -169,8 +185,14 @@ describe('GET /openapi.json', () => {
       const example = op?.requestBody?.content['application/json']?.example;
       if (!op || example === undefined) continue;
       const cron = op.security.some((s) => 'cronSecret' in s);
-      const headers = cron ? { 'x-cron-secret': TEST_CRON_SECRET, 'x-shop': 'demo.myshop.example' } : { 'x-ingest-secret': TEST_INGEST_SECRET };
-      const res = await fetch(`${g.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(example) });
+      const headers = cron
+        ? { 'x-cron-secret': TEST_CRON_SECRET, 'x-shop': 'demo.myshop.example' }
+        : { 'x-ingest-secret': TEST_INGEST_SECRET };
+      const res = await fetch(`${g.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(example),
+      });
       const body: unknown = await res.json();
       expect(res.status, `${path}: ${JSON.stringify(body)}`).toBe(202);
       expect(validate(ptr('paths', path, 'post', 'requestBody', 'content', 'application/json', 'schema'), example), path).toBeNull();
@@ -196,8 +218,18 @@ describe('GET /openapi.json', () => {
     const validate = docValidator(openapi);
     const jsonResponse = (name: string) => ptr('components', 'responses', name, 'content', 'application/json', 'schema');
     const cases: Array<[string, RequestInit, number, string]> = [
-      ['/api/ingest/products', { method: 'POST', headers: { 'x-ingest-secret': TEST_INGEST_SECRET }, body: '{"products":[]}' }, 400, jsonResponse('BadRequest')],
-      ['/api/ingest/products', { method: 'POST', headers: { 'x-ingest-secret': TEST_INGEST_SECRET }, body: 'x'.repeat(2 * BODY_LIMIT) }, 413, jsonResponse('TooLarge')],
+      [
+        '/api/ingest/products',
+        { method: 'POST', headers: { 'x-ingest-secret': TEST_INGEST_SECRET }, body: '{"products":[]}' },
+        400,
+        jsonResponse('BadRequest'),
+      ],
+      [
+        '/api/ingest/products',
+        { method: 'POST', headers: { 'x-ingest-secret': TEST_INGEST_SECRET }, body: 'x'.repeat(2 * BODY_LIMIT) },
+        413,
+        jsonResponse('TooLarge'),
+      ],
       ['/api/commands/not-a-uuid', { headers: { 'x-ingest-secret': TEST_INGEST_SECRET } }, 404, jsonResponse('NotFound')],
       ['/api/pixel-events', { method: 'POST' }, 410, jsonResponse('Removed')],
       ['/schemas/http/nope.json', {}, 404, jsonResponse('NotFound')],
@@ -231,7 +263,9 @@ describe('GET /docs', () => {
     const html = await page.text();
     expect(html).toContain("url: '/openapi.json'");
     const assets = [...html.matchAll(/(?:src|href)="(\/docs\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(assets).toEqual(expect.arrayContaining(['/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui-standalone-preset.js']));
+    expect(assets).toEqual(
+      expect.arrayContaining(['/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui-standalone-preset.js']),
+    );
     expect(html).not.toMatch(/https?:\/\//);
     for (const asset of assets) {
       const res = await fetch(`${g.url}${asset}`);
@@ -261,7 +295,9 @@ describe('GET /schemas/{group}/{file}', () => {
     addFormats(ajv);
     const root = (await (await fetch(`${g.url}/schemas/http/inventory-levels.absolute-lines.json`)).json()) as JsonObject;
     const validate = await ajv.compileAsync(root);
-    expect(validate({ lines: [{ barcode: 'A', location: { identifier_type: 'pos', identifier_value: 'S-1' }, on_hand_qty: 1 }] })).toBe(true);
+    expect(validate({ lines: [{ barcode: 'A', location: { identifier_type: 'pos', identifier_value: 'S-1' }, on_hand_qty: 1 }] })).toBe(
+      true,
+    );
     expect(validate({ lines: [{ barcode: 'A', on_hand_qty: -1 }] })).toBe(false);
   });
 });
@@ -291,7 +327,9 @@ describe('GET /asyncapi.json', () => {
     for (const name of ['auditRecord', 'stockZero', 'stockRestored']) {
       const m = doc.components.messages[name];
       expect(m.bindings.kafka.key.type).toBe('string');
-      expect(m.headers.required).toEqual(expect.arrayContaining(['ce_specversion', 'ce_id', 'ce_type', 'ce_source', 'ce_time', 'ce_dataschema']));
+      expect(m.headers.required).toEqual(
+        expect.arrayContaining(['ce_specversion', 'ce_id', 'ce_type', 'ce_source', 'ce_time', 'ce_dataschema']),
+      );
       expect(m.headers.properties.ce_source.const).toBe(CLOUDEVENTS_SOURCE);
       const type = m.headers.properties.ce_type.const as string;
       types.add(type);

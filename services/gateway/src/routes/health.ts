@@ -7,7 +7,12 @@ import { readinessProbe, registerReadinessMetric, type ReadinessChecks, type Reg
  *   database or broker outage never gets the process restarted; a wedged loop does not answer it.
  * - `/readyz` is 503 until every readiness check passes and again whenever one fails, naming them.
  */
-export function healthRoutes(deps: { registry: Registry; isReady: () => Promise<ReadinessChecks>; readyTimeoutMs?: number; readyCacheMs?: number }): Router {
+export function healthRoutes(deps: {
+  registry: Registry;
+  isReady: () => Promise<ReadinessChecks>;
+  readyTimeoutMs?: number;
+  readyCacheMs?: number;
+}): Router {
   const router = Router();
   const ready = readinessProbe(deps.isReady, {
     ...(deps.readyTimeoutMs === undefined ? {} : { timeoutMs: deps.readyTimeoutMs }),

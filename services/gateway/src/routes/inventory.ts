@@ -26,7 +26,9 @@ type AvailableLines = { lines: Array<InventoryAvailableAbsoluteLines['lines'][nu
 type LevelsLines = { lines: Array<Record<string, unknown>> };
 
 /** Endpoints 3, 4 and 5 (D11 statuses: top-level problems 400, line problems 422 invalid_payload). */
-export function inventoryRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; businessTimezone: string }): Router {
+export function inventoryRoutes(
+  deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; businessTimezone: string },
+): Router {
   const router = Router();
   const s = deps.schemas;
   const snapshotBody = s.validator<InventorySnapshotRequest>('http/inventory-snapshot.request.json');
@@ -37,11 +39,18 @@ export function inventoryRoutes(deps: SubmitDeps & Intake & { schemas: SchemaReg
     delta: s.validator<AvailableLines>('http/inventory-available.delta-lines.json'),
   };
   const levelsBody = s.validator<InventoryLevelsRequest>('http/inventory-levels.request.json');
-  const levelsLines = { absolute: s.validator<LevelsLines>('http/inventory-levels.absolute-lines.json'), delta: s.validator<LevelsLines>('http/inventory-levels.delta-lines.json') };
+  const levelsLines = {
+    absolute: s.validator<LevelsLines>('http/inventory-levels.absolute-lines.json'),
+    delta: s.validator<LevelsLines>('http/inventory-levels.delta-lines.json'),
+  };
   const front = intake(requireIngestSecret(deps.ingestSecrets), deps);
 
   /** The body (400 when its schema fails) and its lines (422 when their schema fails, D11). */
-  const read = <B extends InventoryBody, L>(req: Request, top: Validator<B>, lines: (b: B) => Validator<{ lines: L[] }>): { b: B; lines: L[] } => {
+  const read = <B extends InventoryBody, L>(
+    req: Request,
+    top: Validator<B>,
+    lines: (b: B) => Validator<{ lines: L[] }>,
+  ): { b: B; lines: L[] } => {
     const body = top(req.body);
     if (!body.ok) throw badRequest(body.failure.message);
     const checked = lines(body.value)({ lines: body.value.lines });
@@ -66,7 +75,13 @@ export function inventoryRoutes(deps: SubmitDeps & Intake & { schemas: SchemaReg
     const location = locationRefOf(b);
     const asOf = inventoryAsOf(b.inventory_as_of, now);
     const payload = { location, snapshot_date: businessDate(asOf, deps.businessTimezone), lines };
-    await submitCommand(deps, req, res, { kind: 'inventory.snapshot', shop: b.shop, payload, meta: meta(b, asOf, { location, lines }), receivedAt: now });
+    await submitCommand(deps, req, res, {
+      kind: 'inventory.snapshot',
+      shop: b.shop,
+      payload,
+      meta: meta(b, asOf, { location, lines }),
+      receivedAt: now,
+    });
   });
 
   router.post('/api/ingest/inventory-available', ...front, async (req: Request, res: Response) => {
@@ -75,7 +90,13 @@ export function inventoryRoutes(deps: SubmitDeps & Intake & { schemas: SchemaReg
     const location = locationRefOf(b);
     const asOf = inventoryAsOf(b.inventory_as_of, now);
     const payload = { mode: b.mode, location, lines };
-    await submitCommand(deps, req, res, { kind: 'inventory.available', shop: b.shop, payload, meta: meta(b, asOf, payload), receivedAt: now });
+    await submitCommand(deps, req, res, {
+      kind: 'inventory.available',
+      shop: b.shop,
+      payload,
+      meta: meta(b, asOf, payload),
+      receivedAt: now,
+    });
   });
 
   router.post('/api/inventory-levels/bulk-upsert', ...front, async (req: Request, res: Response) => {
@@ -103,7 +124,8 @@ function normaliseLevelsLine(raw: Record<string, unknown>, i: number, delta: boo
     }
     const short = `${f.replace(/_qty$/, '')}_delta`;
     const long = `${f}_delta`;
-    if (raw[short] !== undefined && raw[long] !== undefined) throw unprocessable('invalid_payload', `${at}${short} and ${at}${long} are the same field; send one`);
+    if (raw[short] !== undefined && raw[long] !== undefined)
+      throw unprocessable('invalid_payload', `${at}${short} and ${at}${long} are the same field; send one`);
     const d = raw[short] ?? raw[long];
     if (typeof d === 'number') values[f] = d;
   }

@@ -16,34 +16,38 @@ export function orderLineRoutes(deps: SubmitDeps & Intake & { schemas: SchemaReg
   const router = Router();
   const body = deps.schemas.validator<OrderLinesBulkUpsertRequest>('http/order-lines.request.json');
 
-  router.post('/api/order-line-master/bulk-upsert', ...intake(requireIngestSecret(deps.ingestSecrets), deps), async (req: Request, res: Response) => {
-    const b = body(req.body);
-    if (!b.ok) {
-      const f = b.failure;
-      if (f.path === 'rows' && f.keyword === 'maxItems') throw badRequest('rows exceeds the batch limit of 5000 rows');
-      if (f.path === 'rows') throw badRequest(ROWS_REQUIRED);
-      throw badRequest(f.message);
-    }
-    const v = b.value;
-    await submitCommand(deps, req, res, {
-      kind: 'order_lines.upsert',
-      shop: v.shop,
-      // Issue 16: the body flag makes a dry run like `?dry_run=true`: the command is the real one
-      // (dry_run false), projected and rolled back, and the answer echoes `dry_run: true` (D22).
-      dryRun: v.dry_run,
-      payload: {
-        rows: v.rows,
-        dry_run: false,
-        change_source: v.change_source ?? 'external_app',
-        ingest_run_id: v.ingest_run_id ?? null,
-        idempotency_key: v.idempotency_key ?? null,
-        changed_by_user_id: v.changed_by_user_id?.toLowerCase() ?? null,
-        // D27: the decider rejects a row with a field the spec does not define (code unknown_field).
-        unknown_fields: 'reject',
-        ...rowProblems(v.rows, inexactNumbersOf(req)),
-      },
-    });
-  });
+  router.post(
+    '/api/order-line-master/bulk-upsert',
+    ...intake(requireIngestSecret(deps.ingestSecrets), deps),
+    async (req: Request, res: Response) => {
+      const b = body(req.body);
+      if (!b.ok) {
+        const f = b.failure;
+        if (f.path === 'rows' && f.keyword === 'maxItems') throw badRequest('rows exceeds the batch limit of 5000 rows');
+        if (f.path === 'rows') throw badRequest(ROWS_REQUIRED);
+        throw badRequest(f.message);
+      }
+      const v = b.value;
+      await submitCommand(deps, req, res, {
+        kind: 'order_lines.upsert',
+        shop: v.shop,
+        // Issue 16: the body flag makes a dry run like `?dry_run=true`: the command is the real one
+        // (dry_run false), projected and rolled back, and the answer echoes `dry_run: true` (D22).
+        dryRun: v.dry_run,
+        payload: {
+          rows: v.rows,
+          dry_run: false,
+          change_source: v.change_source ?? 'external_app',
+          ingest_run_id: v.ingest_run_id ?? null,
+          idempotency_key: v.idempotency_key ?? null,
+          changed_by_user_id: v.changed_by_user_id?.toLowerCase() ?? null,
+          // D27: the decider rejects a row with a field the spec does not define (code unknown_field).
+          unknown_fields: 'reject',
+          ...rowProblems(v.rows, inexactNumbersOf(req)),
+        },
+      });
+    },
+  );
   return router;
 }
 
@@ -78,7 +82,8 @@ function rowProblems(rows: unknown[], inexact: InexactNumber[]): { row_problems?
       const v = (raw as Record<string, unknown>)[field];
       // A malformed time is the decider's invalid_value already; only well-formed ones are ranged here.
       const at = typeof v === 'string' ? parseInstant(v) : null;
-      if (at !== null && !inBusinessTime(at)) problems.push({ row_index: i, field, code: 'invalid_value', message: `${field} must be ${RANGE}` });
+      if (at !== null && !inBusinessTime(at))
+        problems.push({ row_index: i, field, code: 'invalid_value', message: `${field} must be ${RANGE}` });
     }
   });
   problems.sort((a, b) => a.row_index - b.row_index);

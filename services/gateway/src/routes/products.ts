@@ -15,7 +15,9 @@ const REQUIRED_TEXT = 'barcode and product_name required';
 const UNKNOWN_FIELD = 'unknown_field';
 
 /** Endpoints 1 and 2 run one command (D7); each item is checked alone and a bad one is reported, not fatal. */
-export function productRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; cronSecrets: string[] }): Router {
+export function productRoutes(
+  deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; cronSecrets: string[] },
+): Router {
   const router = Router();
   const bulkBody = deps.schemas.validator<ProductsBulkUpsertRequest>('http/products-bulk-upsert.request.json');
   const ingestBody = deps.schemas.validator<ProductsIngestRequest>('http/products-ingest.request.json');
@@ -24,7 +26,8 @@ export function productRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegis
   const toItems = (products: unknown[], inexact: InexactNumber[]): Item[] => {
     // Issue 12: a number JSON parsing rounded is that item's error, like any other bad value.
     const rounded = new Map<number, InexactNumber>();
-    for (const n of inexact) if (n.path[0] === 'products' && typeof n.path[1] === 'number' && !rounded.has(n.path[1])) rounded.set(n.path[1], n);
+    for (const n of inexact)
+      if (n.path[0] === 'products' && typeof n.path[1] === 'number' && !rounded.has(n.path[1])) rounded.set(n.path[1], n);
     return products.map((raw, i) => {
       const obj = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
       const b = obj?.['barcode'];
@@ -49,7 +52,11 @@ export function productRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegis
     const body = bulkBody(req.body);
     if (!body.ok) throw badRequest(body.failure.message);
     const shop = res.locals['shop'] as string;
-    await submitCommand(deps, req, res, { kind: 'products.upsert', shop, payload: { response: 'bulk_upsert', items: toItems(body.value.products, inexactNumbersOf(req)) } });
+    await submitCommand(deps, req, res, {
+      kind: 'products.upsert',
+      shop,
+      payload: { response: 'bulk_upsert', items: toItems(body.value.products, inexactNumbersOf(req)) },
+    });
   });
 
   router.post('/api/ingest/products', ...intake(requireIngestSecret(deps.ingestSecrets), deps), async (req, res) => {

@@ -112,10 +112,19 @@ export async function upsertLevels(tx: PoolClient, levels: Level[], commandId: s
     [
       JSON.stringify(
         levels.map((l) => ({
-          shop: l.shop, product_id: l.product_id, location_id: l.location_id, barcode: l.barcode,
-          on_hand_qty: l.on_hand_qty, available_qty: l.available_qty, allocated_qty: l.allocated_qty,
-          reserved_qty: l.reserved_qty, incoming_qty: l.incoming_qty, last_absolute_as_of: l.last_absolute_as_of,
-          stock_event_seq: l.stock_event_seq, created_at: l.created_at, updated_at: l.updated_at,
+          shop: l.shop,
+          product_id: l.product_id,
+          location_id: l.location_id,
+          barcode: l.barcode,
+          on_hand_qty: l.on_hand_qty,
+          available_qty: l.available_qty,
+          allocated_qty: l.allocated_qty,
+          reserved_qty: l.reserved_qty,
+          incoming_qty: l.incoming_qty,
+          last_absolute_as_of: l.last_absolute_as_of,
+          stock_event_seq: l.stock_event_seq,
+          created_at: l.created_at,
+          updated_at: l.updated_at,
         })),
       ),
       commandId,

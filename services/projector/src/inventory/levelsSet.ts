@@ -204,7 +204,11 @@ export async function projectLevelsSet(tx: PoolClient, c: InventoryLevelsCommand
   const w = await writeLevels(
     tx,
     c,
-    lines.map((l, i) => ({ barcode: l.barcode, location_id: locationOf(i), values: QTY_FIELDS.map((f) => (delta ? l.delta?.[f] : l.set?.[f]) ?? null) })),
+    lines.map((l, i) => ({
+      barcode: l.barcode,
+      location_id: locationOf(i),
+      values: QTY_FIELDS.map((f) => (delta ? l.delta?.[f] : l.set?.[f]) ?? null),
+    })),
     delta ? 'levels_delta' : 'levels_set',
   );
   const t = newTally();
@@ -213,13 +217,26 @@ export async function projectLevelsSet(tx: PoolClient, c: InventoryLevelsCommand
   // In line order, the lines whose location did not resolve among those whose product did not.
   lines.forEach((l, i) => {
     const r = where[i]!;
-    if (!r.ok) t.unresolved.push({ barcode: l.barcode, ...('location_id' in l.location ? { location_id: l.location.location_id } : {}), reason: r.reason });
+    if (!r.ok)
+      t.unresolved.push({
+        barcode: l.barcode,
+        ...('location_id' in l.location ? { location_id: l.location.location_id } : {}),
+        reason: r.reason,
+      });
     else if (w.productMissing.has(i)) t.unresolved.push({ barcode: l.barcode, location_id: r.location_id, reason: 'product_not_found' });
   });
-  t.clamped = w.clamped.map((x) => ({ barcode: lines[x.line]!.barcode, location_id: locationOf(x.line), field: x.field, computed: x.computed, set: x.set }));
+  t.clamped = w.clamped.map((x) => ({
+    barcode: lines[x.line]!.barcode,
+    location_id: locationOf(x.line),
+    field: x.field,
+    computed: x.computed,
+    set: x.set,
+  }));
   t.clampedLines = new Set(w.clamped.map((x) => x.line)).size;
   t.stale = w.stale.map((x) => ({ barcode: lines[x.line]!.barcode, location_id: locationOf(x.line)!, stored_as_of: x.stored_as_of }));
-  const stockZero = w.events.filter((e) => e.kind === 'stock_zero').map((e) => ({ barcode: lines[e.line]!.barcode, location_id: locationOf(e.line)! }));
+  const stockZero = w.events
+    .filter((e) => e.kind === 'stock_zero')
+    .map((e) => ({ barcode: lines[e.line]!.barcode, location_id: locationOf(e.line)! }));
   const base = { ok: true, mode: c.payload.mode, shop: c.shop, lines_processed: lines.length };
   return {
     reply: { status: 200, body: { ...tallyBody(base, t), stock_zero: stockZero } },

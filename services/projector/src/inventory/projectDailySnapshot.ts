@@ -14,7 +14,10 @@ export async function projectDailySnapshot(tx: PoolClient, c: DailySnapshotComma
     [c.shop, date, c.command_id, c.received_at],
   );
   if (run.rowCount === 0) {
-    return { reply: { status: 200, body: { ok: true, shop: c.shop, snapshot_date: date, rows_written: 0, already_done: true } }, events: [] };
+    return {
+      reply: { status: 200, body: { ok: true, shop: c.shop, snapshot_date: date, rows_written: 0, already_done: true } },
+      events: [],
+    };
   }
   const copied = await tx.query(
     `INSERT INTO inventory_daily_snapshots

@@ -69,10 +69,12 @@ export async function projectInventory(tx: PoolClient, c: InventoryCommand, path
   const barcodes = [...new Set<string>(c.payload.lines.map((l) => l.barcode))];
   const products = await loadProductIds(tx, c.shop, barcodes);
   const locationIds = [
-    ...new Set(refs.flatMap((r) => {
-      const res = resolveLocation(locations.get(locationRefKey(r)));
-      return res.ok ? [res.location_id] : [];
-    })),
+    ...new Set(
+      refs.flatMap((r) => {
+        const res = resolveLocation(locations.get(locationRefKey(r)));
+        return res.ok ? [res.location_id] : [];
+      }),
+    ),
   ];
   const isDelta = c.kind !== 'inventory.snapshot' && c.payload.mode === 'delta';
   const productIds = [...new Set(products.values())];
@@ -110,7 +112,8 @@ async function withDeltaKey(
   const key = c.payload.mode === 'delta' ? c.idempotency_key : undefined;
   if (key && (await loadAppliedKey(tx, c.shop, key))) return null;
   const projection = await write();
-  if (key) await recordIdempotencyKey(tx, c.shop, { idempotency_key: key, payload_hash: c.payload_hash ?? '' }, c.command_id, c.received_at);
+  if (key)
+    await recordIdempotencyKey(tx, c.shop, { idempotency_key: key, payload_hash: c.payload_hash ?? '' }, c.command_id, c.received_at);
   return projection;
 }
 

@@ -14,12 +14,19 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 export async function loadOrderLinesState(tx: PoolClient, shop: string, rows: unknown[]) {
   const objs = rows.filter((r): r is RawRow => r !== null && typeof r === 'object' && !Array.isArray(r));
   const keys = objs.filter((r) => typeof r['line_instance_no'] === 'number' && Number.isInteger(r['line_instance_no']));
-  const ids = (f: string) => [...new Set(objs.map((r) => str(r[f])).filter((v): v is string => v !== null && isUuid(v)).map((v) => v.toLowerCase()))];
+  const ids = (f: string) => [
+    ...new Set(
+      objs
+        .map((r) => str(r[f]))
+        .filter((v): v is string => v !== null && isUuid(v))
+        .map((v) => v.toLowerCase()),
+    ),
+  ];
 
   // One client runs one statement at a time: sequential awaits, not Promise.all.
   const lines = keys.length
-      ? await tx.query<OrderLine & { ordered_at: Date; refunded_at: Date | null; created_at: Date; updated_at: Date }>(
-          `SELECT o.order_line_id, o.shop, o.source_system, o.transaction_id, o.transaction_line_id, o.line_instance_no, o.barcode,
+    ? await tx.query<OrderLine & { ordered_at: Date; refunded_at: Date | null; created_at: Date; updated_at: Date }>(
+        `SELECT o.order_line_id, o.shop, o.source_system, o.transaction_id, o.transaction_line_id, o.line_instance_no, o.barcode,
                   o.ordered_at, o.currency, o.is_test, o.channel_id, o.location_id, o.customer_id, o.gross_amount_taxincl,
                   o.discount_amount_taxincl, o.net_amount_taxincl, o.net_amount_taxexcl, o.tax_amount, o.tax_rate,
                   o.refund_amount, o.refunded_at, o.refund_reason, o.created_at, o.updated_at
@@ -27,17 +34,23 @@ export async function loadOrderLinesState(tx: PoolClient, shop: string, rows: un
              JOIN unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS k(s, t, l, n)
                ON o.source_system = k.s AND o.transaction_id = k.t AND o.transaction_line_id = k.l AND o.line_instance_no = k.n
             WHERE o.shop = $1`,
-          [
-            shop,
-            keys.map((r) => String(r['source_system'])),
-            keys.map((r) => String(r['transaction_id'])),
-            keys.map((r) => String(r['transaction_line_id'])),
-            keys.map((r) => Math.min(Math.max(r['line_instance_no'] as number, -2147483648), 2147483647)),
-          ],
-        )
-      : { rows: [] };
-  const channels = await tx.query<{ id: string }>('SELECT channel_id AS id FROM channels WHERE shop = $1 AND channel_id = ANY($2::uuid[])', [shop, ids('channel_id')]);
-  const locations = await tx.query<{ id: string }>('SELECT location_id AS id FROM locations WHERE shop = $1 AND location_id = ANY($2::uuid[])', [shop, ids('location_id')]);
+        [
+          shop,
+          keys.map((r) => String(r['source_system'])),
+          keys.map((r) => String(r['transaction_id'])),
+          keys.map((r) => String(r['transaction_line_id'])),
+          keys.map((r) => Math.min(Math.max(r['line_instance_no'] as number, -2147483648), 2147483647)),
+        ],
+      )
+    : { rows: [] };
+  const channels = await tx.query<{ id: string }>(
+    'SELECT channel_id AS id FROM channels WHERE shop = $1 AND channel_id = ANY($2::uuid[])',
+    [shop, ids('channel_id')],
+  );
+  const locations = await tx.query<{ id: string }>(
+    'SELECT location_id AS id FROM locations WHERE shop = $1 AND location_id = ANY($2::uuid[])',
+    [shop, ids('location_id')],
+  );
   const products = await tx.query<{ barcode: string }>('SELECT barcode FROM products WHERE shop = $1 AND barcode = ANY($2::text[])', [
     shop,
     [...new Set(objs.map((r) => str(r['barcode'])).filter((v): v is string => v !== null))],

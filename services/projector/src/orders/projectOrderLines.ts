@@ -5,7 +5,8 @@ import type { Projection } from '../projection.ts';
 import { insertOrderLineLogs, loadOrderLinesState, upsertOrderLines } from './orderLinesStore.ts';
 
 /** D23: the order-lines projector's package version. */
-export const ADAPTER_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const ADAPTER_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 /** load -> decide -> apply for endpoint 6; a dry run reads the same state and writes nothing (D22). */
 export async function projectOrderLines(tx: PoolClient, c: OrderLinesUpsertCommand): Promise<Projection> {

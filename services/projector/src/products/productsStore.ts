@@ -15,12 +15,7 @@ export async function loadProducts(tx: PoolClient, shop: string, barcodes: strin
       WHERE shop = $1 AND barcode = ANY($2::text[])`,
     [shop, barcodes],
   );
-  return new Map(
-    rows.map((r) => [
-      r.barcode,
-      { ...r, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() },
-    ]),
-  );
+  return new Map(rows.map((r) => [r.barcode, { ...r, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() }]));
 }
 
 /** One statement for all the command's product rows. */

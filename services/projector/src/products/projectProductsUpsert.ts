@@ -7,9 +7,7 @@ export async function projectProductsUpsert(
   tx: PoolClient,
   command: ProductsUpsertCommand,
 ): Promise<{ reply: Reply; events: OutboxEvent[] }> {
-  const barcodes = [
-    ...new Set(command.payload.items.flatMap((i) => (i.product ? [i.product.barcode] : []))),
-  ];
+  const barcodes = [...new Set(command.payload.items.flatMap((i) => (i.product ? [i.product.barcode] : [])))];
   const state = await loadProducts(tx, command.shop, barcodes);
   const plan = decideProductsUpsert(state, command);
   await upsertProducts(tx, plan.upserts, command.command_id);

@@ -1,5 +1,12 @@
 import type { PoolClient } from '@ingest/db';
-import { decideRegisterChannels, decideRegisterLocations, type RegisterChannelsCommand, type RegisterLocationsCommand, type RegistryPlan, type RegistryState } from '@ingest/domain';
+import {
+  decideRegisterChannels,
+  decideRegisterLocations,
+  type RegisterChannelsCommand,
+  type RegisterLocationsCommand,
+  type RegistryPlan,
+  type RegistryState,
+} from '@ingest/domain';
 import type { Projection } from '../projection.ts';
 
 async function loadOwners(tx: PoolClient, table: 'locations' | 'channels', idColumn: string, ids: string[]): Promise<RegistryState> {
@@ -11,7 +18,13 @@ async function loadOwners(tx: PoolClient, table: 'locations' | 'channels', idCol
 }
 
 /** One statement for all the registry rows of a command (locations or channels). */
-async function upsertRegistryRows(tx: PoolClient, table: 'locations' | 'channels', idColumn: string, plan: RegistryPlan, commandId: string): Promise<void> {
+async function upsertRegistryRows(
+  tx: PoolClient,
+  table: 'locations' | 'channels',
+  idColumn: string,
+  plan: RegistryPlan,
+  commandId: string,
+): Promise<void> {
   await tx.query(
     `INSERT INTO ${table} (${idColumn}, shop, name, created_at, updated_at, last_command_id)
      SELECT id, shop, name, created_at, updated_at, $2::uuid
@@ -22,7 +35,12 @@ async function upsertRegistryRows(tx: PoolClient, table: 'locations' | 'channels
 }
 
 export async function projectRegisterLocations(tx: PoolClient, c: RegisterLocationsCommand): Promise<Projection> {
-  const state = await loadOwners(tx, 'locations', 'location_id', c.payload.locations.map((l) => l.location_id));
+  const state = await loadOwners(
+    tx,
+    'locations',
+    'location_id',
+    c.payload.locations.map((l) => l.location_id),
+  );
   const plan = decideRegisterLocations(state, c);
   if (plan.rows.length) {
     await upsertRegistryRows(tx, 'locations', 'location_id', plan, c.command_id);
@@ -39,7 +57,12 @@ export async function projectRegisterLocations(tx: PoolClient, c: RegisterLocati
 }
 
 export async function projectRegisterChannels(tx: PoolClient, c: RegisterChannelsCommand): Promise<Projection> {
-  const state = await loadOwners(tx, 'channels', 'channel_id', c.payload.channels.map((ch) => ch.channel_id));
+  const state = await loadOwners(
+    tx,
+    'channels',
+    'channel_id',
+    c.payload.channels.map((ch) => ch.channel_id),
+  );
   const plan = decideRegisterChannels(state, c);
   if (plan.rows.length) await upsertRegistryRows(tx, 'channels', 'channel_id', plan, c.command_id);
   return { reply: plan.reply, events: [] };

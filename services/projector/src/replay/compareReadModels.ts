@@ -57,7 +57,15 @@ export async function compareReadModels(liveUrl: string, scratchUrl: string, lim
     const out: TableComparison[] = [];
     for (const { table, key } of READ_MODEL_TABLES) {
       const [a, b] = [await digest(live, table), await digest(scratch, table)];
-      const result: TableComparison = { table, liveRows: a.n, scratchRows: b.n, identical: a.n === b.n && a.digest === b.digest, onlyLive: [], onlyScratch: [], different: [] };
+      const result: TableComparison = {
+        table,
+        liveRows: a.n,
+        scratchRows: b.n,
+        identical: a.n === b.n && a.digest === b.digest,
+        onlyLive: [],
+        onlyScratch: [],
+        different: [],
+      };
       if (!result.identical) {
         const [la, sb] = [await rowHashes(live, table, key), await rowHashes(scratch, table, key)];
         for (const [k, h] of la) {

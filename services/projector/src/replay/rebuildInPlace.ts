@@ -1,7 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createPool, type Pool } from '@ingest/db';
 import { logEnd, startReplay, type Positions, type ReplayOptions, type ReplayResult, type ReplayRun } from './replayer.ts';
-import { createShadowSchema, dropRetired, dropShadowSchema, projectedPositions, shadowSchemaExists, shapeDrift, SHADOW_SCHEMA, swapShadowIn, tryLockRebuild } from './shadowSchema.ts';
+import {
+  createShadowSchema,
+  dropRetired,
+  dropShadowSchema,
+  projectedPositions,
+  shadowSchemaExists,
+  shapeDrift,
+  SHADOW_SCHEMA,
+  swapShadowIn,
+  tryLockRebuild,
+} from './shadowSchema.ts';
 
 export interface RebuildOptions extends Omit<ReplayOptions, 'pool'> {
   /** The live database, as a role that may create and move tables (the migrating owner). */
@@ -54,13 +64,19 @@ export async function rebuildInPlace(opts: RebuildOptions): Promise<RebuildResul
     if (!(await tryLockRebuild(guard))) throw new Error('another rebuild of this database is running');
     if (opts.resume && (await shadowSchemaExists(guard))) {
       const drift = await shapeDrift(guard);
-      if (drift.length) throw new Error(`the live tables changed since this rebuild started (${drift.join(', ')}): run it afresh, without --resume`);
+      if (drift.length)
+        throw new Error(`the live tables changed since this rebuild started (${drift.join(', ')}): run it afresh, without --resume`);
       say(`resuming into the shadow schema ${SHADOW_SCHEMA}`);
     } else {
       say(`fresh rebuild into the shadow schema ${SHADOW_SCHEMA}`);
       await createShadowSchema(guard);
     }
-    shadowPool = createPool({ connectionString: opts.databaseUrl, searchPath: [SHADOW_SCHEMA], max: (opts.concurrency ?? 3) + 1, applicationName: 'ingest-rebuild' });
+    shadowPool = createPool({
+      connectionString: opts.databaseUrl,
+      searchPath: [SHADOW_SCHEMA],
+      max: (opts.concurrency ?? 3) + 1,
+      applicationName: 'ingest-rebuild',
+    });
     const replay = await startReplay({ ...opts, pool: shadowPool });
     run = replay;
     const livePositions = async () => {
@@ -71,7 +87,9 @@ export async function rebuildInPlace(opts: RebuildOptions): Promise<RebuildResul
       const end = await logEnd(opts.kafka, opts.topic);
       const beyond = [...live].filter(([p, o]) => o > (end.get(p) ?? 0)).map(([p, o]) => `partition ${p}: ${o} > ${end.get(p) ?? 0}`);
       if (beyond.length) {
-        throw new Error(`the live database has projected offsets past the end of the command log ${opts.topic} (${beyond.join(', ')}): it was projected from another log`);
+        throw new Error(
+          `the live database has projected offsets past the end of the command log ${opts.topic} (${beyond.join(', ')}): it was projected from another log`,
+        );
       }
       return live;
     };

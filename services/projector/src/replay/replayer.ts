@@ -96,7 +96,6 @@ export async function logEnd(kafka: Kafka, topic: string): Promise<Positions> {
   return new Map((await topicOffsets(kafka, topic)).map((o) => [o.partition, o.high]));
 }
 
-
 /**
  * D26: replays the command log into `pool`'s tables from offset 0 (or from its checkpoints, when
  * resuming) with the live deciders. Many commands per transaction, each under a savepoint so a

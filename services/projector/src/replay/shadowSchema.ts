@@ -44,7 +44,9 @@ export async function createShadowSchema(client: PoolClient, shadow = SHADOW_SCH
     await client.query(`CREATE SCHEMA ${q(shadow)}`);
     const tables = [...REBUILT_TABLES, ...SHADOW_ONLY];
     for (const t of tables) {
-      await client.query(`CREATE TABLE ${qualified(shadow, t.table)} (LIKE ${qualified(t.schema, t.table)} INCLUDING ALL EXCLUDING INDEXES)`);
+      await client.query(
+        `CREATE TABLE ${qualified(shadow, t.table)} (LIKE ${qualified(t.schema, t.table)} INCLUDING ALL EXCLUDING INDEXES)`,
+      );
     }
     // Storage parameters (fillfactor) are not part of LIKE.
     const reloptions = await client.query<{ table: string; options: string[] }>(
