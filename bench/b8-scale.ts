@@ -488,14 +488,16 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
       return r;
     };
 
-    /** Runs warm-up + window of closed-loop load on the given services; `during` runs inside the same loop after the window. */
-    const measure = async (g: number, p: number): Promise<{ config: B8Config; completions: Completion[] }> => {
-      active = gateways.slice(0, g);
-      const assignment = (await waitStable(p)).assignment;
-      const start = performance.now();
-      const from = start + s.warmup_seconds * 1000;
-      const to = from + s.seconds * 1000;
-      const { completions, done } = loop(() => performance.now() >= to);
+    const label = (g: number, p: number) => `${g} gateway${g > 1 ? 's' : ''} + ${p} projector${p > 1 ? 's' : ''}`;
+    /** CPU and load average over [from, to) of a loop already running, summarised as one configuration. */
+    const measureWindow = async (
+      g: number,
+      p: number,
+      completions: Completion[],
+      from: number,
+      to: number,
+      assignment: Awaited<ReturnType<typeof waitStable>>['assignment'],
+    ): Promise<B8Config> => {
       await sleep(from - performance.now());
       const groups = groupsNow(gateways.slice(0, g), projectors.slice(0, p));
       const c0 = cpuSnapshot(groups);
@@ -503,23 +505,19 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
       await sleep(to - performance.now());
       const c1 = cpuSnapshot(groups);
       const la1 = loadavg();
+      return summarise(label(g, p), g, p, completions, from, to, c0, c1, la0, la1, assignment);
+    };
+
+    /** Runs warm-up + window of closed-loop load on the given services. */
+    const measure = async (g: number, p: number): Promise<{ config: B8Config; completions: Completion[] }> => {
+      active = gateways.slice(0, g);
+      const assignment = (await waitStable(p)).assignment;
+      const from = performance.now() + s.warmup_seconds * 1000;
+      const to = from + s.seconds * 1000;
+      const { completions, done } = loop(() => performance.now() >= to);
+      const config = await measureWindow(g, p, completions, from, to, assignment);
       await done;
-      return {
-        config: summarise(
-          `${g} gateway${g > 1 ? 's' : ''} + ${p} projector${p > 1 ? 's' : ''}`,
-          g,
-          p,
-          completions,
-          from,
-          to,
-          c0,
-          c1,
-          la0,
-          la1,
-          assignment,
-        ),
-        completions,
-      };
+      return { config, completions };
     };
 
     const configs: B8Config[] = [];
@@ -638,15 +636,7 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
       const assignment = (await waitStable(p)).assignment;
       // The 2 + 3 window, on the same loop, once the group has settled.
       const from = performance.now() + 1000;
-      const to = from + s.seconds * 1000;
-      await sleep(from - performance.now());
-      const groups = groupsNow(gateways.slice(0, g), projectors.slice(0, p));
-      const c0 = cpuSnapshot(groups);
-      const la0 = loadavg();
-      await sleep(to - performance.now());
-      const c1 = cpuSnapshot(groups);
-      const la1 = loadavg();
-      configs.push(summarise(`${g} gateways + ${p} projectors`, g, p, completions, from, to, c0, c1, la0, la1, assignment));
+      configs.push(await measureWindow(g, p, completions, from, from + s.seconds * 1000, assignment));
       events.push(await watchEvent('leave', before[1], () => joiner.stop()));
       await sleep(Math.max(0, s.after_leave_seconds * 1000 - 15_000));
       stop = true;

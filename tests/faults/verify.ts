@@ -42,38 +42,65 @@ export async function waitQuiescent(stack: Stack, groupId: string, timeoutMs: nu
   }
 }
 
-/** Reads the whole audit topic: how many times each log record (log_id) was published. */
-export async function readAuditEvents(stack: Stack, timeoutMs: number): Promise<{ counts: Map<string, number>; complete: boolean }> {
-  const counts = new Map<string, number>();
+/**
+ * Reads topics from the beginning to their ends as they are now, handing each message's parsed JSON
+ * value (null when it does not parse) to `onMessage`. `complete`: every partition was read to its end
+ * within `timeoutMs`.
+ */
+export async function readTopicsToEnd(
+  stack: Stack,
+  topics: string[],
+  timeoutMs: number,
+  onMessage: (m: { topic: string; partition: number; value: unknown }) => void,
+): Promise<{ complete: boolean }> {
   const admin = stack.kafka.admin();
   await admin.connect();
-  const ends = await admin.fetchTopicOffsets(stack.topics.audit).finally(() => void admin.disconnect().catch(() => {}));
-  const want = new Map(ends.filter((e) => Number(e.high) > Number(e.low)).map((e) => [e.partition, Number(e.high) - 1]));
-  if (want.size === 0) return { counts, complete: true };
-  const consumer = stack.kafka.consumer({ groupId: `faults-audit-reader-${stack.id}-${Date.now()}`, sessionTimeout: 10_000 });
-  const reached = new Set<number>();
+  const want = new Map<string, number>();
+  try {
+    for (const topic of topics)
+      for (const e of await admin.fetchTopicOffsets(topic))
+        if (Number(e.high) > Number(e.low)) want.set(`${topic}/${e.partition}`, Number(e.high) - 1);
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
+  if (want.size === 0) return { complete: true };
+  const consumer = stack.kafka.consumer({ groupId: `faults-reader-${stack.id}-${Date.now()}`, sessionTimeout: 10_000 });
+  const reached = new Set<string>();
   let done: () => void = () => {};
   const finished = new Promise<void>((r) => (done = r));
   await consumer.connect();
   try {
-    await consumer.subscribe({ topic: stack.topics.audit, fromBeginning: true });
+    await consumer.subscribe({ topics, fromBeginning: true });
     await consumer.run({
-      eachMessage: async ({ partition, message }) => {
+      eachMessage: async ({ topic, partition, message }) => {
+        let value: unknown = null;
         try {
-          const payload = JSON.parse(message.value?.toString('utf8') ?? '{}') as { log_id?: string };
-          if (payload.log_id) counts.set(payload.log_id, (counts.get(payload.log_id) ?? 0) + 1);
+          value = JSON.parse(message.value?.toString('utf8') ?? 'null');
         } catch {
-          counts.set('<unparseable>', (counts.get('<unparseable>') ?? 0) + 1);
+          value = null;
         }
-        if (Number(message.offset) >= (want.get(partition) ?? Infinity)) reached.add(partition);
+        onMessage({ topic, partition, value });
+        const key = `${topic}/${partition}`;
+        if (Number(message.offset) >= (want.get(key) ?? Infinity)) reached.add(key);
         if (reached.size >= want.size) done();
       },
     });
     await Promise.race([finished, sleep(timeoutMs)]);
-    return { counts, complete: reached.size >= want.size };
+    return { complete: reached.size >= want.size };
   } finally {
     await consumer.disconnect().catch(() => {});
   }
+}
+
+/** Reads the whole audit topic: how many times each log record (log_id) was published. */
+export async function readAuditEvents(stack: Stack, timeoutMs: number): Promise<{ counts: Map<string, number>; complete: boolean }> {
+  const counts = new Map<string, number>();
+  const { complete } = await readTopicsToEnd(stack, [stack.topics.audit], timeoutMs, ({ value }) => {
+    const logId = (value as { log_id?: unknown } | null)?.log_id;
+    const key = typeof logId === 'string' && logId ? logId : value === null ? '<unparseable>' : null;
+    if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
+  });
+  return { counts, complete };
 }
 
 export interface Verdict {

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leaksInternals } from '../../services/gateway/src/testGateway.ts';
 import { CRON_SECRET, get, INGEST_SECRET, post, startPipeline, type HttpResult, type TestPipeline } from '../support/pipeline.ts';
 
 // The gateway's error catalog through the real pipeline, one or two cases per path: the answers
@@ -23,17 +24,6 @@ const item = (barcode: string, extra: Record<string, unknown> = {}) => ({ barcod
 
 /** Every error answer seen in this file, for the "no stack trace, no SQL" rule (D11). */
 const errorAnswers: { what: string; r: HttpResult }[] = [];
-
-function leaksInternals(text: string): boolean {
-  return (
-    /^\s*at\s/m.test(text) || // stack frame lines
-    /\bat .+\(.+:\d+:\d+\)/.test(text) ||
-    /\.(ts|js|mjs):\d+/.test(text) ||
-    /\b(SELECT|INSERT|UPDATE|DELETE)\b[\s\S]*\b(FROM|INTO|SET|WHERE)\b/i.test(text) ||
-    /\b(relation|column) "[^"]+"/i.test(text) ||
-    /syntax error at or near|violates (unique|foreign key|check) constraint|duplicate key value/i.test(text)
-  );
-}
 
 function seen(what: string, r: HttpResult): HttpResult {
   if (r.status >= 400) {

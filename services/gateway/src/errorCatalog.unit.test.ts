@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readGatewayConfig } from './runGateway.ts';
-import { startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { leaksInternals, startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
 
 // The gateway's error catalog at the HTTP edge, on buildApp with in-memory ports (STYLE.md): spec
 // Authentication / Errors / Removed interfaces, D8 (products auth), D9 (secret lists), D11 (status
@@ -45,17 +45,6 @@ const item = (barcode: string, extra: Record<string, unknown> = {}) => ({ barcod
 
 /** Every error answer seen in this file, for the "no stack trace, no SQL" rule (D11). */
 const errorAnswers: { what: string; r: Answer }[] = [];
-
-function leaksInternals(text: string): boolean {
-  return (
-    /^\s*at\s/m.test(text) || // stack frame lines
-    /\bat .+\(.+:\d+:\d+\)/.test(text) ||
-    /\.(ts|js|mjs):\d+/.test(text) ||
-    /\b(SELECT|INSERT|UPDATE|DELETE)\b[\s\S]*\b(FROM|INTO|SET|WHERE)\b/i.test(text) ||
-    /\b(relation|column) "[^"]+"/i.test(text) ||
-    /syntax error at or near|violates (unique|foreign key|check) constraint|duplicate key value/i.test(text)
-  );
-}
 
 function seen(what: string, r: Answer): Answer {
   if (r.status >= 400) {

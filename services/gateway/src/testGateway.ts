@@ -90,3 +90,15 @@ export async function startTestGateway(
       }),
   };
 }
+
+/** An error answer that shows a stack frame, a source location or SQL leaks internals (D11: messages only). */
+export function leaksInternals(text: string): boolean {
+  return (
+    /^\s*at\s/m.test(text) || // stack frame lines
+    /\bat .+\(.+:\d+:\d+\)/.test(text) ||
+    /\.(ts|js|mjs):\d+/.test(text) ||
+    /\b(SELECT|INSERT|UPDATE|DELETE)\b[\s\S]*\b(FROM|INTO|SET|WHERE)\b/i.test(text) ||
+    /\b(relation|column) "[^"]+"/i.test(text) ||
+    /syntax error at or near|violates (unique|foreign key|check) constraint|duplicate key value/i.test(text)
+  );
+}

@@ -5,7 +5,14 @@
 import { post, runUntilRecovered, sleep, type Ctx } from '../harness.ts';
 import { INGEST_SECRET, type Shop } from '../load.ts';
 import type { Service } from '../procs.ts';
+import { readTopicsToEnd } from '../verify.ts';
 import { type Scenario, startAll, waitUntil, WARM_MS } from './common.ts';
+
+interface Read {
+  topic: string;
+  partition: number;
+  value: { shop: string; barcode: string; seq: number; event_type: string };
+}
 
 interface Flip {
   shop: string;
@@ -167,13 +174,19 @@ async function checkStockEvents(ctx: Ctx, shops: Shop[]): Promise<{ failures: st
     `SELECT shop, stock_event_seq AS seq FROM sot.inventory_levels WHERE barcode = 'ZERO' AND shop = ANY($1)`,
     [shops.map((s) => s.shop)],
   );
-  const events = await readTopics(ctx, [ctx.stack.topics.stockZero, ctx.stack.topics.stockRestored], 30_000);
+  const messages: Read[] = [];
+  let unparseable = 0;
+  const events = await readTopicsToEnd(ctx.stack, [ctx.stack.topics.stockZero, ctx.stack.topics.stockRestored], 30_000, (m) => {
+    if (m.value !== null && typeof m.value === 'object') messages.push(m as Read);
+    else unparseable += 1;
+  });
+  if (unparseable) failures.push(`${unparseable} stock event(s) whose value is not a JSON object`);
   if (!events.complete) failures.push('could not read the stock topics to their end within 30 s');
   let expected = 0;
   let duplicates = 0;
   for (const r of rows) {
     expected += r.seq;
-    const mine = events.messages.filter((m) => m.value.shop === r.shop && m.value.barcode === 'ZERO');
+    const mine = messages.filter((m) => m.value.shop === r.shop && m.value.barcode === 'ZERO');
     const seen = new Map<number, string>();
     for (const m of mine) {
       if (seen.has(m.value.seq)) duplicates += 1;
@@ -196,48 +209,6 @@ async function checkStockEvents(ctx: Ctx, shops: Shop[]): Promise<{ failures: st
   }
   return {
     failures: failures.slice(0, 50),
-    info: [`stock events: ${expected} expected from the levels' seq, ${events.messages.length} read, ${duplicates} duplicate(s)`],
+    info: [`stock events: ${expected} expected from the levels' seq, ${messages.length} read, ${duplicates} duplicate(s)`],
   };
-}
-
-interface Read {
-  topic: string;
-  partition: number;
-  value: { shop: string; barcode: string; seq: number; event_type: string };
-}
-
-async function readTopics(ctx: Ctx, topics: string[], timeoutMs: number): Promise<{ messages: Read[]; complete: boolean }> {
-  const admin = ctx.stack.kafka.admin();
-  await admin.connect();
-  const want = new Map<string, number>();
-  try {
-    for (const topic of topics) {
-      for (const e of await admin.fetchTopicOffsets(topic))
-        if (Number(e.high) > Number(e.low)) want.set(`${topic}/${e.partition}`, Number(e.high) - 1);
-    }
-  } finally {
-    await admin.disconnect().catch(() => {});
-  }
-  const messages: Read[] = [];
-  if (want.size === 0) return { messages, complete: true };
-  const consumer = ctx.stack.kafka.consumer({ groupId: `faults-stock-reader-${ctx.stack.id}-${Date.now()}`, sessionTimeout: 10_000 });
-  const reached = new Set<string>();
-  let done: () => void = () => {};
-  const finished = new Promise<void>((r) => (done = r));
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topics, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ topic, partition, message }) => {
-        messages.push({ topic, partition, value: JSON.parse(message.value?.toString('utf8') ?? '{}') });
-        const key = `${topic}/${partition}`;
-        if (Number(message.offset) >= (want.get(key) ?? Infinity)) reached.add(key);
-        if (reached.size >= want.size) done();
-      },
-    });
-    await Promise.race([finished, sleep(timeoutMs)]);
-    return { messages, complete: reached.size >= want.size };
-  } finally {
-    await consumer.disconnect().catch(() => {});
-  }
 }
