@@ -21,7 +21,7 @@ async function start(): Promise<number> {
     return ok ? 0 : 1;
   }
   console.log(
-    `Kafka ready at ${address} (${kafka.source}). Use KAFKA_BROKERS=${address} (single broker: KAFKA_REPLICATION_FACTOR=1 KAFKA_MIN_INSYNC_REPLICAS=1). Ctrl-C to stop.`,
+    `Kafka ready at ${address} (${kafka.source}). Use KAFKA_BROKERS=${address}${kafka.brokers.length === 1 ? ' (single broker: KAFKA_REPLICATION_FACTOR=1 KAFKA_MIN_INSYNC_REPLICAS=1)' : ''}. Ctrl-C to stop.`,
   );
 
   // If our parent goes away without a signal (killed with SIGKILL), stop the broker rather than orphan it.
