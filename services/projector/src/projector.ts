@@ -1,22 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SchemaRegistry } from '@ingest/contracts';
 import { classifyDbError, withTransaction, type Pool } from '@ingest/db';
-import {
-  commandContextOf,
-  runConsumer,
-  withIncomingCommand,
-  type BatchContext,
-  type IncomingMessage,
-  type Kafka,
-  type RunningConsumer,
-  type TopicNames,
-} from '@ingest/kafka';
+import { commandContextOf, withIncomingCommand, type BatchContext, type IncomingMessage, type Kafka, type TopicNames } from '@ingest/kafka';
 import type { Command } from '@ingest/domain';
 import { failpoint, inSpan, spanContextOf, tracingOn, type Link, type Logger, type Registry } from '@ingest/runtime';
-import { createCommandDecoder } from './decodeCommand.ts';
+import { runCommandPipeline, type CommandRun } from './commandPipeline.ts';
 import { projectorMetrics } from './metrics.ts';
 import { applyCommand, type ApplyOutcome } from './applyCommand.ts';
-import { advanceCheckpoint, loadCheckpoint, parkCommand, resetCheckpoint, type CommandPosition } from './runtimeStore.ts';
+import { advanceCheckpoint, loadCheckpoint, parkCommand, resetCheckpoint } from './runtimeStore.ts';
 
 export interface ProjectorDeps {
   pool: Pool;
@@ -68,7 +59,6 @@ const errorText = (err: unknown): string => {
  */
 export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const { pool, log } = deps;
-  const decode = createCommandDecoder(deps.schemas);
   const maxAttempts = deps.maxAttempts ?? 3;
   const baseBackoff = deps.retryBackoffMs ?? 100;
   const { applied, retries, retrying, groupSize, duration, lagOffsets, lag } = projectorMetrics(deps.registry);
@@ -109,13 +99,10 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     }
   };
 
-  // The applied position per partition, read once and then tracked: anything below it is skipped
-  // without a transaction (a group reset to earliest re-reads at Kafka's speed). The position only
-  // grows, so a cached value is never ahead of the stored one.
-  const positions = new Map<number, number>();
+  // The applied position of a batch's partition, read once per batch (the partition may have been
+  // another member's since): anything below it is passed without a transaction (a group reset to
+  // earliest re-reads at Kafka's speed).
   const positionOf = async (ctx: BatchContext, m: IncomingMessage): Promise<number> => {
-    const known = positions.get(m.partition);
-    if (known !== undefined) return known;
     const stored = await withRetries(ctx, { partition: m.partition }, 1, () => loadCheckpoint(pool, m.topic, m.partition));
     let next = stored.next;
     // A position is only good for the log it was taken on. A log that ends before it, or holds
@@ -140,7 +127,6 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       await withRetries(ctx, { partition: m.partition }, 1, () => resetCheckpoint(pool, m.topic, m.partition));
       next = 0;
     }
-    positions.set(m.partition, next);
     return next;
   };
 
@@ -156,21 +142,20 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
 
   // Each command's work continues its request (issue 15): the request id from the record headers on
   // its log lines and, tracing on, an `apply <kind>` span child of the gateway's producer span.
-  const handle = (m: IncomingMessage, ctx: BatchContext): Promise<void> =>
-    withIncomingCommand(
+  const handle = (run: CommandRun, i: number, ctx: BatchContext): Promise<void> => {
+    const m = run.message(i);
+    return withIncomingCommand(
       m,
       `apply ${m.headers['kind'] ?? 'command'}`,
       { attributes: { 'ingest.command_id': m.headers['command_id'] ?? '' } },
-      () => handleOne(m, ctx),
+      () => handleOne(run, i, ctx),
     );
+  };
 
-  const handleOne = async (m: IncomingMessage, ctx: BatchContext): Promise<void> => {
-    const at: CommandPosition = { topic: m.topic, partition: m.partition, offset: m.offset };
-    if (Number(m.offset) < (await positionOf(ctx, m))) {
-      applied.inc({ kind: 'unknown', outcome: 'skipped' });
-      return;
-    }
-    const decoded = decode(m.value);
+  const handleOne = async (run: CommandRun, i: number, ctx: BatchContext): Promise<void> => {
+    const m = run.message(i);
+    const at = run.at(i);
+    const decoded = run.decoded(i);
     if (!decoded.ok) {
       if (decoded.commandId && decoded.shop) {
         // Its shop is known: park it, and the shop's later commands wait behind it (D2).
@@ -191,7 +176,6 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
         await withRetries(ctx, at, 1, () => withTransaction(pool, (tx) => advanceCheckpoint(tx, at, null)));
         applied.inc({ kind: 'unknown', outcome: 'rejected' });
       }
-      positions.set(m.partition, Number(m.offset) + 1);
       return;
     }
     const c = decoded.command;
@@ -222,7 +206,6 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       });
       outcome = 'parked';
     }
-    positions.set(m.partition, Number(m.offset) + 1);
     applied.inc({ kind: c.kind, outcome });
     if (outcome === 'duplicate') log.info({ command_id: c.command_id, ...at }, 'duplicate command skipped (D4)');
     else log.debug({ command_id: c.command_id, kind: c.kind, outcome, ...at }, 'command projected');
@@ -244,18 +227,18 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
    * to make, or when the group's transaction failed, in which case nothing of it was applied and the
    * caller takes the commands one by one, with their retries and parking.
    */
-  const applyGroup = async (messages: IncomingMessage[], from: number, ctx: BatchContext): Promise<number> => {
+  const applyGroup = async (run: CommandRun, from: number): Promise<number> => {
+    const { messages } = run;
     const first = messages[from];
     if (groupMaxCommands < 2 || messages.length - from < 2 || !first || Number(first.offset) <= (singleUntil.get(first.partition) ?? -1))
       return 0;
-    if (Number(first.offset) < (await positionOf(ctx, first))) return 0;
     const group: Array<{ m: IncomingMessage; c: Command }> = [];
     let bytes = 0;
     for (let i = from; i < messages.length && group.length < groupMaxCommands; i++) {
-      const m = messages[i] as IncomingMessage;
+      const m = run.message(i);
       bytes += m.value?.length ?? 0;
       if (group.length > 0 && bytes > groupMaxBytes) break;
-      const decoded = decode(m.value);
+      const decoded = run.decoded(i);
       if (!decoded.ok) break;
       group.push({ m, c: decoded.command });
     }
@@ -307,7 +290,6 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       return 0;
     }
     const last = group[group.length - 1] as { m: IncomingMessage; c: Command };
-    positions.set(last.m.partition, Number(last.m.offset) + 1);
     const each = (performance.now() - started) / 1000 / group.length;
     groupSize.observe(group.length);
     group.forEach(({ c }, i) => {
@@ -319,45 +301,51 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     return group.length;
   };
 
-  const consumer: RunningConsumer = await runConsumer(deps.kafka, {
-    groupId: deps.groupId,
-    topics: [deps.topics.commands],
-    fromBeginning: true,
-    partitionsConsumedConcurrently: deps.partitionsConsumedConcurrently ?? 3,
-    ...(deps.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: deps.sessionTimeoutMs }),
-    ...(deps.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: deps.heartbeatIntervalMs }),
-    ...(deps.fetchWaitMs === undefined ? {} : { maxWaitTimeMs: deps.fetchWaitMs }),
-    eachBatch: async (messages, ctx) => {
-      // A partition may have moved to another member since it was last seen here.
-      const first = messages[0];
-      if (!first) return;
-      positions.delete(first.partition);
-      lag.batchStarted(first.partition);
-      let left: number | null = null; // offsets left on the partition; unknown if the batch failed
-      try {
-        for (let i = 0; i < messages.length && ctx.isRunning();) {
-          let handled: number;
-          try {
-            handled = await applyGroup(messages, i, ctx);
-            if (handled === 0) {
-              await handle(messages[i] as IncomingMessage, ctx);
-              handled = 1;
-            }
-          } catch (err) {
-            if (err instanceof Aborted) break; // not resolved: consumed again by whoever holds the partition
-            throw err;
-          }
-          i += handled;
-          ctx.resolveOffset((messages[i - 1] as IncomingMessage).offset);
-          await ctx.heartbeat();
-        }
-        left = ctx.lag();
-        lagOffsets.set({ partition: String(first.partition) }, left);
-      } finally {
-        lag.batchEnded(first.partition, left);
-      }
+  const consumer = await runCommandPipeline(
+    deps.kafka,
+    deps.schemas,
+    {
+      groupId: deps.groupId,
+      topics: [deps.topics.commands],
+      fromBeginning: true,
+      partitionsConsumedConcurrently: deps.partitionsConsumedConcurrently ?? 3,
+      ...(deps.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: deps.sessionTimeoutMs }),
+      ...(deps.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: deps.heartbeatIntervalMs }),
+      ...(deps.fetchWaitMs === undefined ? {} : { maxWaitTimeMs: deps.fetchWaitMs }),
     },
-  });
+    {
+      batchStarted: (partition) => lag.batchStarted(partition),
+      // Below the stored position: applied already, passed without a transaction.
+      window: async (messages, ctx) => {
+        let position: number;
+        try {
+          position = await positionOf(ctx, messages[0] as IncomingMessage);
+        } catch (err) {
+          if (err instanceof Aborted) return null;
+          throw err;
+        }
+        const skip = messages.filter((m) => Number(m.offset) < position).length;
+        for (let k = 0; k < skip; k++) applied.inc({ kind: 'unknown', outcome: 'skipped' });
+        return { skip, take: messages.length - skip };
+      },
+      // A group of commands in one transaction, else the next command alone with its retries and parking.
+      apply: async (run, from, ctx) => {
+        try {
+          const grouped = await applyGroup(run, from);
+          if (grouped > 0) return grouped;
+          await handle(run, from, ctx);
+          return 1;
+        } catch (err) {
+          if (err instanceof Aborted) return 0;
+          throw err;
+        }
+      },
+      batchEnded: (partition, left) => {
+        if (left !== null) lagOffsets.set({ partition: String(partition) }, left);
+        lag.batchEnded(partition, left);
+      },
+    },
+  );
   log.info({ groupId: deps.groupId, topic: deps.topics.commands }, 'projector consuming');
   return { joined: () => consumer.joined(), stop: () => consumer.stop().finally(() => lag.clear()) };
 }

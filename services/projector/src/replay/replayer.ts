@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { Pool, PoolClient } from '@ingest/db';
-import { runConsumer, type IncomingMessage, type Kafka, type RunningConsumer } from '@ingest/kafka';
+import type { Kafka, RunningConsumer } from '@ingest/kafka';
 import { applyCommand, isDeterministicDbError } from '../applyCommand.ts';
-import { createCommandDecoder } from '../decodeCommand.ts';
+import { runCommandPipeline, type CommandRun } from '../commandPipeline.ts';
 import { claimCommand } from '../runtimeStore.ts';
 
 export const REPLAY_PROJECTOR = 'replay';
@@ -109,7 +109,6 @@ export async function logEnd(kafka: Kafka, topic: string): Promise<Positions> {
 export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
   const { pool, topic } = opts;
   const batchSize = opts.batchSize ?? 500;
-  const decode = createCommandDecoder(opts.schemas);
   const offsets = await topicOffsets(opts.kafka, topic);
   const checkpoints = await loadCheckpoints(pool, topic);
   const position: Positions = new Map(offsets.map((o) => [o.partition, Math.max(o.low, checkpoints.get(o.partition) ?? 0)]));
@@ -138,13 +137,14 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
   };
   const ticker = opts.onProgress ? setInterval(() => opts.onProgress?.(progress()), opts.progressEveryMs ?? 1000) : null;
 
-  const applyBatch = async (messages: IncomingMessage[]): Promise<void> => {
+  /** Commands [from, to) of the run in one transaction, each under a savepoint; the checkpoint commits with them. */
+  const applyBatch = async (run: CommandRun, from: number, to: number): Promise<void> => {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      for (const m of messages) {
-        const at = { topic: m.topic, partition: m.partition, offset: m.offset };
-        const decoded = decode(m.value);
+      for (let i = from; i < to; i++) {
+        const at = run.at(i);
+        const decoded = run.decoded(i);
         if (!decoded.ok) {
           skipped++;
           opts.onWarn?.('undecodable command skipped', { ...at, error: decoded.error });
@@ -163,8 +163,8 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
           skipped++;
         }
       }
-      const last = messages[messages.length - 1];
-      if (last) await saveCheckpoint(client, topic, last.partition, Number(last.offset) + 1);
+      const last = run.message(to - 1);
+      await saveCheckpoint(client, topic, last.partition, Number(last.offset) + 1);
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
@@ -174,41 +174,50 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
     }
   };
 
-  const consumer: RunningConsumer = await runConsumer(opts.kafka, {
-    groupId: `replay-${started}-${Math.floor(Math.random() * 1e9)}`,
-    topics: [topic],
-    autoCommit: false,
-    // Short polls: the run follows a moving target and its stop should not wait out a long poll.
-    maxWaitTimeMs: 250,
-    startAt: new Map([...position].map(([p, o]) => [p, String(o)])),
-    partitionsConsumedConcurrently: opts.concurrency ?? 3,
-    eachBatch: async (messages, ctx) => {
-      const partition = messages[0]?.partition;
-      if (partition === undefined || halted()) return;
-      try {
+  const consumer: RunningConsumer = await runCommandPipeline(
+    opts.kafka,
+    opts.schemas,
+    {
+      groupId: `replay-${started}-${Math.floor(Math.random() * 1e9)}`,
+      topics: [topic],
+      autoCommit: false,
+      // Short polls: the run follows a moving target and its stop should not wait out a long poll.
+      maxWaitTimeMs: 250,
+      startAt: new Map([...position].map(([p, o]) => [p, String(o)])),
+      partitionsConsumedConcurrently: opts.concurrency ?? 3,
+    },
+    {
+      halted,
+      // From the replayed position up to the target, never past it.
+      window: async (messages) => {
+        const partition = messages[0]?.partition ?? -1;
         const from = position.get(partition) ?? 0;
         const upTo = target.get(partition) ?? 0;
-        const wanted = messages.filter((m) => Number(m.offset) >= from && Number(m.offset) < upTo);
-        for (let i = 0; i < wanted.length && ctx.isRunning() && !halted(); i += batchSize) {
-          const chunk = wanted.slice(i, i + batchSize);
-          await applyBatch(chunk);
-          const last = chunk[chunk.length - 1];
-          if (last) {
-            position.set(partition, Number(last.offset) + 1);
-            ctx.resolveOffset(last.offset);
-          }
-          await ctx.heartbeat();
+        const skip = messages.filter((m) => Number(m.offset) < from).length;
+        const take = messages.slice(skip).filter((m) => Number(m.offset) < upTo).length;
+        return { skip, take };
+      },
+      // Up to batchSize commands per transaction; a failure stops the replay (runTo rejects with it).
+      apply: async (run, from) => {
+        const to = Math.min(run.messages.length, from + batchSize);
+        try {
+          await applyBatch(run, from, to);
+        } catch (err) {
+          failure ??= err;
+          wake();
+          return 0;
         }
+        position.set(run.message(to - 1).partition, Number(run.message(to - 1).offset) + 1);
+        return to - from;
+      },
+      // Messages past the target stay unresolved, so the consumer fetches them again; the pause
+      // keeps that from spinning while the target waits for the live projector to move.
+      batchEnded: async (_partition, _lag, leftOver) => {
         wake();
-        // Messages past the target stay unresolved, so the consumer fetches them again; the pause
-        // keeps that from spinning while the target waits for the live projector to move.
-        if (wanted.length < messages.length) await sleep(100);
-      } catch (err) {
-        failure ??= err;
-        wake();
-      }
+        if (leftOver > 0) await sleep(100);
+      },
     },
-  });
+  );
 
   const runTo = async (t: Positions): Promise<void> => {
     for (const [p, o] of t) if (o > (target.get(p) ?? 0)) target.set(p, o);
