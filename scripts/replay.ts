@@ -97,10 +97,12 @@ const replayOptions = {
   signal: stop.signal,
 };
 const pool = inPlace ? null : createPool({ connectionString: scratchUrl, max: concurrency + 1, applicationName: 'ingest-replay' });
+// A scratch replay reads the live database's parked commands: what live did not apply, it passes over.
+const live = inPlace ? null : createPool({ connectionString: common.databaseUrl, max: 2, applicationName: 'ingest-replay-parked' });
 const resumeHint = `npm run replay --${inPlace ? '' : ' --into scratch'} --resume`;
 try {
   const result = pool
-    ? await replayCommandLog({ ...replayOptions, pool })
+    ? await replayCommandLog({ ...replayOptions, pool, ...(live ? { parkedFrom: live } : {}) })
     : await rebuildInPlace({
         ...replayOptions,
         databaseUrl: common.databaseUrl,
@@ -119,6 +121,7 @@ try {
   process.exitCode = 1;
 } finally {
   await pool?.end();
+  await live?.end();
   await kafka.release();
   server?.close();
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Partitioners } from 'kafkajs';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SchemaRegistry } from '@ingest/contracts';
+import { createDatabaseFromTemplate, createPool, dropDatabase } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
-import { listParked, retryParked, skipParked } from '@ingest/projector';
+import { compareReadModels, listParked, replayCommandLog, retryParked, skipParked } from '@ingest/projector';
 import { documentedAnswers } from '../support/openapi.ts';
 import { INGEST_SECRET, get, post, startPipeline, type TestPipeline } from '../support/pipeline.ts';
 
@@ -15,7 +16,8 @@ let p: TestPipeline;
 let sink: MessageSink;
 
 beforeAll(async () => {
-  p = await startPipeline({ env: { PROJECTOR_RETRY_BACKOFF: '10ms' } });
+  // No daily job: its commands would land in the log between a replay and its comparison.
+  p = await startPipeline({ env: { PROJECTOR_RETRY_BACKOFF: '10ms', DAILY_SNAPSHOT_CHECK_MS: '3600000' } });
   sink = await createMessageSink(createKafka({ brokers: p.brokers, clientId: `test-${p.id}-poison` }));
 });
 afterAll(async () => {
@@ -38,6 +40,43 @@ function neighbourOf(shop: string): string {
     if (partitionOf(candidate) === partitionOf(shop)) return candidate;
   }
 }
+
+/** Replays the whole log into a fresh database, reading parked commands from the live one, and compares the read models. */
+async function replayDiffers(): Promise<string[]> {
+  const name = `ingest_test_replay_${randomUUID().slice(0, 8)}`;
+  const url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, inject('templateDatabase'));
+  const pool = createPool({ connectionString: url, max: 4 });
+  try {
+    const result = await replayCommandLog({
+      pool,
+      parkedFrom: p.db,
+      kafka: createKafka({ brokers: p.brokers, clientId: `test-${p.id}-replay` }),
+      schemas: new SchemaRegistry(),
+      topic: p.topics.commands,
+    });
+    expect(result.complete).toBe(true);
+    const tables = await compareReadModels(p.databaseUrl, url);
+    return tables
+      .filter((t) => !t.identical)
+      .map((t) => `${t.table}: only live ${t.onlyLive.length}, only replay ${t.onlyScratch.length}, different ${t.different.length}`);
+  } finally {
+    await pool.end();
+    await dropDatabase(inject('adminDatabaseUrl'), name);
+  }
+}
+
+const appendPoison = async (shop: string): Promise<string> => {
+  const id = uuidv7();
+  await createCommandLog(sink, p.topics.commands).appendCommand({
+    command_id: id,
+    kind: 'inventory.daily_snapshot',
+    shop,
+    received_at: new Date().toISOString(),
+    source: { endpoint: 'test' },
+    payload: { snapshot_date: '0000-01-01' },
+  });
+  return id;
+};
 
 describe('parking (issue 11)', () => {
   it('parks a poison command and its shop behind it, lets the partition flow, and resolves by skip and retry in order', async () => {
@@ -104,5 +143,24 @@ describe('parking (issue 11)', () => {
       { barcode: 'P2', n: 1 },
       { barcode: 'P3', n: 1 },
     ]);
+  });
+
+  it('a replay passes over what the live projector did not apply: commands still parked, and commands an operator skipped (D26)', async () => {
+    const shop = `replay-parked-${randomUUID().slice(0, 6)}.example`;
+    expect((await products(shop, ['R1'])).status).toBe(200);
+    const poisonId = await appendPoison(shop);
+    // Valid on its own: parked only because it waits behind the poison, so a replay could apply it.
+    const behind = await products(shop, ['R2']);
+    expect(behind.json).toMatchObject({ status: 'parked', waiting_behind: poisonId });
+    const behindId = behind.json.command_id as string;
+    expect(await replayDiffers()).toEqual([]);
+
+    // The operator skips both: the live read model never gets R2, and neither may the replay.
+    await skipParked(p.db, poisonId);
+    await skipParked(p.db, behindId);
+    expect((await products(shop, ['R3'])).json).toMatchObject({ ok: true, created: 1 });
+    expect(await replayDiffers()).toEqual([]);
+    const { rows } = await p.db.query(`SELECT barcode FROM public.products WHERE shop = $1 ORDER BY 1`, [shop]);
+    expect(rows.map((r: { barcode: string }) => r.barcode)).toEqual(['R1', 'R3']);
   });
 });

@@ -48,6 +48,11 @@ export interface ReplayOptions {
   onWarn?: (msg: string, detail: object) => void;
   /** Stops the replay between two batches; a later run resumes from the checkpoints. */
   signal?: AbortSignal;
+  /**
+   * The live database, whose parked commands say what the live projector did not apply (default:
+   * `pool`, right for an in-place rebuild; a scratch database has none of its own).
+   */
+  parkedFrom?: Pool;
 }
 
 export interface ReplayRun {
@@ -78,6 +83,20 @@ async function saveCheckpoint(tx: PoolClient, topic: string, partition: number, 
      ON CONFLICT (projector, kafka_topic, kafka_partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
     [REPLAY_PROJECTOR, topic, partition, nextOffset],
   );
+}
+
+/**
+ * What the live projector did not apply, of these commands: those still parked (an operator may yet
+ * retry them, so they are not claimed here either) and those an operator skipped (claimed, as live).
+ */
+async function notAppliedLive(pool: Pool, commandIds: string[]): Promise<Map<string, 'open' | 'skipped'>> {
+  if (commandIds.length === 0) return new Map();
+  const { rows } = await pool.query<{ command_id: string; resolution: string | null }>(
+    `SELECT command_id::text, resolution FROM agent_runtime.parked_commands
+      WHERE command_id = ANY($1::uuid[]) AND (resolution IS NULL OR resolution = 'skipped')`,
+    [commandIds],
+  );
+  return new Map(rows.map((r) => [r.command_id, r.resolution === null ? 'open' : 'skipped']));
 }
 
 async function topicOffsets(kafka: Kafka, topic: string): Promise<Array<{ partition: number; low: number; high: number }>> {
@@ -139,6 +158,12 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
 
   /** Commands [from, to) of the run in one transaction, each under a savepoint; the checkpoint commits with them. */
   const applyBatch = async (run: CommandRun, from: number, to: number): Promise<void> => {
+    const ids: string[] = [];
+    for (let i = from; i < to; i++) {
+      const d = run.decoded(i);
+      if (d.ok) ids.push(d.command.command_id);
+    }
+    const passOver = await notAppliedLive(opts.parkedFrom ?? pool, ids);
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
@@ -148,6 +173,13 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
         if (!decoded.ok) {
           skipped++;
           opts.onWarn?.('undecodable command skipped', { ...at, error: decoded.error });
+          continue;
+        }
+        const live = passOver.get(decoded.command.command_id);
+        if (live) {
+          // Live never applied it: parked and still open, or skipped by an operator (D26: replay = live).
+          if (live === 'skipped') await claimCommand(client, decoded.command, at);
+          skipped++;
           continue;
         }
         await client.query('SAVEPOINT command');
