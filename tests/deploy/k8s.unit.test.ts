@@ -94,7 +94,7 @@ function shutdownBudgetSeconds(mainTs: string): { steps: number; seconds: number
   const call = /onShutdown\(log, \[([\s\S]*?)\]\);/.exec(read(mainTs))?.[1];
   if (call === undefined) throw new Error(`${mainTs}: no onShutdown(log, [...]) call`);
   const steps = [...call.matchAll(/\[\s*'[\w-]+',/g)].length;
-  const deadlineMs = Number(/timeoutMs = (\d+)\)/.exec(read('packages/runtime/src/shutdown.ts'))?.[1]);
+  const deadlineMs = Number(/timeoutMs = (\d+)\)/.exec(read('packages/runtime/src/process/shutdown.ts'))?.[1]);
   expect(deadlineMs).toBeGreaterThan(0);
   return { steps, seconds: (steps * deadlineMs) / 1000 };
 }

@@ -1,6 +1,6 @@
 // Reading, checking and describing the settings of catalog.ts (issue 15 item 9).
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../env.ts';
+import { ConfigError } from './env.ts';
 import { GROUPS, ROLES, ROLE_TITLES, SETTINGS, type Role, type SettingDef, type SettingName } from './catalog.ts';
 
 type Def<N extends SettingName> = (typeof SETTINGS)[N];
@@ -162,7 +162,7 @@ export function helpRequested(argv: readonly string[], roles: readonly Role[], u
   process.exit(0);
 }
 
-export const TABLE_BEGIN = '<!-- settings table: generated from packages/runtime/src/settings/catalog.ts by `npm run gen`; do not edit -->';
+export const TABLE_BEGIN = '<!-- settings table: generated from packages/runtime/src/config/catalog.ts by `npm run gen`; do not edit -->';
 export const TABLE_END = '<!-- end of settings table -->';
 
 /** The README's settings table, one per group (the part between TABLE_BEGIN and TABLE_END). */

@@ -1,6 +1,6 @@
 // What a setting's value may be (issue 15 item 9): each kind parses the raw environment string and
 // says, in one sentence, what it expects. `--help` and the README table print that sentence.
-import { isTimeZone } from '../businessDate.ts';
+import { isTimeZone } from '../calendar/businessDate.ts';
 
 export interface Kind<T> {
   /** What the setting accepts, for --help and the README ("an integer >= 1"). */

@@ -13,7 +13,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import { setting } from './settings/settings.ts';
+import { setting } from '../config/settings.ts';
 import { setLogTracing } from './logContext.ts';
 
 export { SpanKind, type Context, type Link, type Span };

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './env.ts';
+import { ConfigError } from '../config/env.ts';
 import { contextFromHeaders, inSpan, injectTraceHeaders, startSpan, startTracing, tracesExporterWanted, tracingOn } from './tracing.ts';
 
 // Issue 15: tracing is off unless the standard OTEL_* variables turn it on, and off costs nothing.

@@ -1,13 +1,13 @@
-import { integer } from './settings/kinds.ts';
+import { integer } from './kinds.ts';
 
-/** A bad setting, named in its message (settings/settings.ts); the process does not start. */
+/** A bad setting, named in its message (settings.ts); the process does not start. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
 /**
  * An integer knob of a developer tool that is not a service setting (the bench's BENCH_* knobs,
- * bench/README.md); the services read theirs through settings/catalog.ts.
+ * bench/README.md); the services read theirs through catalog.ts.
  */
 export function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
   const raw = env[name];

@@ -1,6 +1,6 @@
-import { readKafkaSecurity, type KafkaSecurity } from './kafkaSecurity.ts';
-import { setting } from './settings/settings.ts';
-import { SETTINGS } from './settings/catalog.ts';
+import { readKafkaSecurity, type KafkaSecurity } from '../kafka/kafkaSecurity.ts';
+import { setting } from './settings.ts';
+import { SETTINGS } from './catalog.ts';
 
 export interface CommonConfig {
   databaseUrl: string;
@@ -18,14 +18,14 @@ export interface CommonConfig {
   markerRetentionMs: number;
   /** How long an Idempotency-Key header's answer is kept (issue 16): the gateway's window, the pruner's age. */
   idempotencyKeyTtlMs: number;
-  /** Test-only crash points (runtime/failpoints.ts); empty in production. */
+  /** Test-only crash points (runtime process/failpoints.ts); empty in production. */
   failpoints: string;
 }
 
 export const DEFAULT_DATABASE_URL = SETTINGS.DATABASE_URL.default;
 export const DEFAULT_KAFKA_BROKERS = SETTINGS.KAFKA_BROKERS.default;
 
-/** What every process reads (settings/catalog.ts). */
+/** What every process reads (catalog.ts). */
 export function readCommonConfig(env: NodeJS.ProcessEnv): CommonConfig {
   return {
     databaseUrl: setting(env, 'DATABASE_URL'),

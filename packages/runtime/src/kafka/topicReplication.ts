@@ -1,5 +1,5 @@
-import { ConfigError } from './env.ts';
-import { setting, settingGiven } from './settings/settings.ts';
+import { ConfigError } from '../config/env.ts';
+import { setting, settingGiven } from '../config/settings.ts';
 
 export interface TopicReplication {
   replicationFactor: number;

@@ -1,8 +1,8 @@
 // TLS and SASL settings for every Kafka client the project runs (issue 14). Read once at start,
 // validated with one clear error per bad combination; secrets are wrapped so no dump shows them.
 import { readFileSync } from 'node:fs';
-import { ConfigError } from './env.ts';
-import { Secret } from './secret.ts';
+import { ConfigError } from '../config/env.ts';
+import { Secret } from '../config/secret.ts';
 
 export const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
 export type SaslMechanism = (typeof SASL_MECHANISMS)[number];

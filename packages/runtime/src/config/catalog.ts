@@ -3,7 +3,7 @@
 // `setting()` (settings.ts), validate them all at start (`checkSettings`), print them with `--help`,
 // and the settings table of docs/operations.md is generated from this list (`npm run gen`; `npm test` fails on a
 // stale table).
-import { DEFAULT_TOPICS_NAMES } from '../topicDefaults.ts';
+import { DEFAULT_TOPICS_NAMES } from '../kafka/topicDefaults.ts';
 import { duration, flag, integer, list, oneOf, someOf, text, timeZone, url, type Kind } from './kinds.ts';
 
 /** The processes a setting is read by; `--help` of each shows its own. */

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../env.ts';
+import { ConfigError } from './env.ts';
 import { SETTINGS, ROLES, type SettingDef, type SettingName } from './catalog.ts';
 import { duration, flag, integer, oneOf, someOf, url } from './kinds.ts';
 import { checkSettings, setting, settingsHelp, settingsOf, withSettingsTable } from './settings.ts';

@@ -1,9 +1,9 @@
 // What every entry point does with its settings before anything else (issue 15 item 9): `--help`
 // prints them; otherwise every bad one is reported at once, one line each, and the process exits 1
 // before it opens a connection.
-import { readKafkaSecurity } from '../kafkaSecurity.ts';
-import { publicBaseUrl } from '../publicUrl.ts';
-import { readTopicReplication } from '../topicReplication.ts';
+import { readKafkaSecurity } from '../kafka/kafkaSecurity.ts';
+import { publicBaseUrl } from './publicUrl.ts';
+import { readTopicReplication } from '../kafka/topicReplication.ts';
 import { SETTINGS, type Role, type SettingDef, type SettingName } from './catalog.ts';
 import { checkSettings, helpRequested } from './settings.ts';
 

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { readCommonConfig } from './commonConfig.ts';
+import { readCommonConfig } from '../config/commonConfig.ts';
 import { describeKafkaSecurity, readKafkaSecurity, type ReadFile } from './kafkaSecurity.ts';
 import { readTopicReplication } from './topicReplication.ts';
 

@@ -1,5 +1,5 @@
 import { ConfigError } from './env.ts';
-import { setting } from './settings/settings.ts';
+import { setting } from './settings.ts';
 
 /**
  * The address clients reach the gateway at (PUBLIC_BASE_URL, issue 15): the schema `$id`s the
