@@ -35,6 +35,14 @@ module.exports = {
       to: { path: '^(scripts|tests|bench)/' },
     },
     {
+      name: 'runtime-through-its-index',
+      severity: 'error',
+      comment:
+        'packages/runtime is split by purpose (config, kafka, observability, process, calendar) behind one index: import @ingest/runtime, not its folders.',
+      from: { pathNot: '^packages/runtime/' },
+      to: { path: '^packages/runtime/src/(?!index\\.ts$)' },
+    },
+    {
       name: 'no-fixtures-in-src',
       severity: 'error',
       comment: 'Test fixtures live beside src/ (packages/*/testing), for tests, benches and scripts; production code does not import them.',
