@@ -220,6 +220,7 @@ describe('decideOrderLines (endpoint 6)', () => {
 
   it('given a row with a bad value and an unknown channel and location, when decided, then every problem is listed (D20: a row with several problems lists each)', () => {
     const plan = decide(state(), [row({ tax_rate: 1.5, channel_id: OTHER, location_id: OTHER })]);
+    expect(plan.reply.body).toMatchObject({ accepted_rows: 0, rejected_rows: 1 });
     const errors = plan.reply.body['errors'] as Array<{ field: string; code: string }>;
     expect(errors.map((e) => [e.field, e.code])).toEqual(
       expect.arrayContaining([
@@ -279,6 +280,27 @@ describe('decideOrderLines (endpoint 6)', () => {
     const plan = decide(state(), [row({ quantity: 2 })]);
     expect(plan.reply.body).toMatchObject({ accepted_rows: 1, inserted_rows: 1, rejected_rows: 0, errors: [] });
     expect(plan.upserts[0]).not.toHaveProperty('quantity');
+  });
+
+  it('given times PostgreSQL cannot store (year 0000, or past year 9999 in UTC), when decided, then those rows are rejected with invalid_value and the valid row goes on (never a 500 from the store)', () => {
+    const plan = decide(state(), [
+      row({ line_instance_no: 1 }),
+      row({ line_instance_no: 2, ordered_at: '0000-01-01T00:00:00Z' }),
+      row({ line_instance_no: 3, refunded_at: '9999-12-31T23:00:00-02:00' }),
+    ]);
+    expect(plan.reply).toMatchObject({ status: 200, body: { ok: true, accepted_rows: 1, inserted_rows: 1, rejected_rows: 2 } });
+    expect(plan.reply.body['errors']).toEqual([
+      { row_index: 1, field: 'ordered_at', code: 'invalid_value', message: expect.any(String) },
+      { row_index: 2, field: 'refunded_at', code: 'invalid_value', message: expect.any(String) },
+    ]);
+    expect(plan.upserts.map((u) => u.line_instance_no)).toEqual([1]);
+  });
+
+  it('given only rejected rows, when decided, then the reply still carries adapter_version (D23) and nothing is written', () => {
+    const plan = decide(state(), [row({ tax_rate: 9 })]);
+    expect(plan.reply).toMatchObject({ status: 200, body: { ok: true, accepted_rows: 0, rejected_rows: 1, adapter_version: VERSION } });
+    expect(plan.upserts).toEqual([]);
+    expect(plan.logs).toEqual([]);
   });
 
   it('given a rejected row repeating a stored key, when decided, then the stored line is left alone', () => {

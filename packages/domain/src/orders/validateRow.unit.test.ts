@@ -108,6 +108,7 @@ describe('validateRow (endpoint 6, D20)', () => {
     it('given a required field sent as null, when validated, then it is required', () => {
       expect(codes(validateRow(row({ barcode: null }), 0).errors)).toEqual([['barcode', 'required']]);
       expect(codes(validateRow(row({ tax_rate: null }), 0).errors)).toEqual([['tax_rate', 'required']]);
+      expect(codes(validateRow(row({ is_test: null }), 0).errors)).toEqual([['is_test', 'required']]);
     });
 
     it('given a required string sent empty, when validated, then it is required', () => {
