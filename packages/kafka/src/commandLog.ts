@@ -1,13 +1,13 @@
+import type { CommandEnvelope } from '@ingest/contracts/types';
 import { SpanKind, currentRequestId, inSpan, injectTraceHeaders } from '@ingest/runtime';
 import type { MessageSink } from './producer.ts';
 
-/** A command envelope (schemas/commands/envelope.json); the port needs its id, kind and shop. */
-export interface CommandEnvelopeLike {
-  command_id: string;
-  kind: string;
-  shop: string;
-  [field: string]: unknown;
-}
+/**
+ * What the port reads of a command envelope (schemas/commands/envelope.json, the generated
+ * CommandEnvelope): its id and shop, and its kind as any string (integration tests append envelope
+ * literals whose kind TypeScript widens); the rest is written as it is.
+ */
+export type CommandEnvelopeLike = Pick<CommandEnvelope, 'command_id' | 'shop'> & { kind: string; [field: string]: unknown };
 
 export interface CommandLog {
   /** Appends a command keyed by shop (D2); resolves once the broker acknowledged it. */
