@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPipeline, type TestPipeline } from '../support/pipeline.ts';
 import {
   INVENTORY_ENV,
-  countLogs,
   dailyRows,
   inventoryLogs,
   lastCommandId,
@@ -19,7 +17,10 @@ import {
 
 // Endpoint 3, POST /api/inventory-levels/bulk-upsert (D17): lines for several locations, absolute
 // or delta for the five quantities, clamping, per-line unresolved reasons, levels_set /
-// levels_delta logs, stock_zero in the response (D18), D15b for absolute lines, D19 for delta.
+// levels_delta logs, stock_zero in the response (D18), D15b for absolute lines. Request shapes and
+// 4xx answers: services/gateway/src/inventoryEdge.unit.test.ts; D19 dedupe and per-line unresolved
+// reasons: packages/domain/src/inventory/*.unit.test.ts (the SQL path of D19 is shown by
+// inventory-available's cases, per-line locations by inventory-locations').
 let p: TestPipeline;
 beforeAll(async () => {
   p = await startPipeline({ env: INVENTORY_ENV });
@@ -190,64 +191,6 @@ describe('mode delta', () => {
     expect(qty(await level(p, shop, 'A', l1))).toEqual(Q(0, 0, 0, 0));
     expect(qty(await level(p, shop, 'B', l2))).toEqual(Q(2, 0));
   });
-
-  it('D19: a delta request whose idempotency_key was applied is deduped (warning when the payload differs)', async () => {
-    const { shop, l1 } = await setup('dedupe');
-    const lines = [
-      { barcode: 'A', location_id: l1, on_hand_delta: 3 },
-      { barcode: 'B', location_id: l1, on_hand_delta: 1 },
-    ];
-    await send(shop, 'delta', lines, { idempotency_key: 'move-1' });
-    const logsBefore = await countLogs(p, shop);
-    const same = await send(shop, 'delta', lines, { idempotency_key: 'move-1' });
-    expect(same.json).toEqual(reply(shop, 'delta', { lines_processed: 2, lines_deduped: 2 }));
-    const diff = await send(shop, 'delta', [lines[0]], { idempotency_key: 'move-1' });
-    expect(diff.json).toMatchObject({ lines_processed: 1, lines_updated: 0, lines_deduped: 1 });
-    expect(diff.json.warnings).toEqual([expect.objectContaining({ code: 'idempotency_key_reused' })]);
-    expect((await level(p, shop, 'A', l1))?.on_hand_qty).toBe(3);
-    expect(await countLogs(p, shop)).toBe(logsBefore);
-  });
-});
-
-describe('per-line problems do not refuse the request', () => {
-  it('location_unresolved, location_ambiguous and product_not_found are reported per line; the good lines are applied', async () => {
-    const { shop, l1, l2 } = await setup('unres');
-    // A third location shares an identifier with the first (-> ambiguous).
-    await registerLocations(p, shop, [
-      {
-        location_id: l1,
-        name: 'Store',
-        identifiers: [
-          { identifier_type: 'pos', identifier_value: 'S1' },
-          { identifier_type: 'group', identifier_value: 'G' },
-        ],
-      },
-      { name: 'Pop-up', identifiers: [{ identifier_type: 'group', identifier_value: 'G' }] },
-    ]);
-    const unknown = randomUUID();
-    const r = await send(shop, 'delta', [
-      { barcode: 'A', location_id: l1, on_hand_delta: 1 },
-      { barcode: 'A', location_id: unknown, on_hand_delta: 1 },
-      { barcode: 'A', location: { identifier_type: 'pos', identifier_value: 'NOPE' }, on_hand_delta: 1 },
-      { barcode: 'A', location: { identifier_type: 'group', identifier_value: 'G' }, on_hand_delta: 1 },
-      { barcode: 'GHOST', location_id: l2, on_hand_delta: 1 },
-      { barcode: 'B', location: { identifier_type: 'wms', identifier_value: 'W1' }, on_hand_delta: 2 },
-    ]);
-    expect(r.status, r.text).toBe(200);
-    expect(r.json).toMatchObject({ ok: true, lines_processed: 6, lines_updated: 2, lines_unresolved: 4 });
-    expect(r.json.unresolved).toEqual([
-      { barcode: 'A', location_id: unknown, reason: 'location_unresolved' },
-      expect.objectContaining({ barcode: 'A', reason: 'location_unresolved' }),
-      expect.objectContaining({ barcode: 'A', reason: 'location_ambiguous' }),
-      { barcode: 'GHOST', location_id: l2, reason: 'product_not_found' },
-    ]);
-    expect((await levelRows(p, shop)).map((l) => [l.barcode, l.location_id, l.on_hand_qty])).toEqual(
-      [
-        ['A', l1, 1],
-        ['B', l2, 2],
-      ].sort((x, y) => String(x[1]).localeCompare(String(y[1]))),
-    );
-  });
 });
 
 describe('stock_zero in the response (D18)', () => {
@@ -281,59 +224,7 @@ describe('stock_zero in the response (D18)', () => {
   });
 });
 
-describe('validation (D11, D17)', () => {
-  it('bad lines are 422 invalid_payload naming the path; top-level problems are 400', async () => {
-    const { shop, l1 } = await setup('valid');
-    const cases: Array<[Record<string, unknown>, unknown[], RegExp]> = [
-      [
-        { mode: 'absolute' },
-        [
-          { barcode: 'A', location_id: l1, on_hand_qty: 1 },
-          { barcode: 'A', location_id: l1, on_hand_qty: -1 },
-        ],
-        /lines\[1\]\.on_hand_qty/,
-      ],
-      [{ mode: 'absolute' }, [{ barcode: 'A', location_id: l1, available_qty: 2.5 }], /lines\[0\]\.available_qty/],
-      [{ mode: 'delta' }, [{ barcode: 'A', location_id: l1, on_hand_delta: 0.5 }], /lines\[0\]\.on_hand_delta/],
-      [
-        { mode: 'absolute' },
-        [{ barcode: 'A', location_id: l1, location: { identifier_type: 'pos', identifier_value: 'S1' }, on_hand_qty: 1 }],
-        /lines\[0\]/,
-      ],
-      [
-        { mode: 'absolute' },
-        [
-          { barcode: 'A', location_id: l1, on_hand_qty: 1 },
-          { barcode: 'A', on_hand_qty: 1 },
-        ],
-        /lines\[1\]/,
-      ],
-      [{ mode: 'absolute' }, [{ barcode: 'A', location_id: l1 }], /lines\[0\]/],
-    ];
-    for (const [extra, lines, path] of cases) {
-      const r = await send(shop, extra['mode'] as 'absolute' | 'delta', lines);
-      expect(r.status, `${JSON.stringify(lines)}: ${r.text}`).toBe(422);
-      expect(r.json).toEqual({ ok: false, error_kind: 'invalid_payload', error: expect.stringMatching(path) });
-    }
-    const noMode = await levels(p, { shop, source_system: 'x', lines: [] });
-    expect(noMode.status).toBe(400);
-    expect(noMode.json).toEqual({ ok: false, error: 'mode required' });
-    const noShop = await levels(p, { source_system: 'x', mode: 'delta', lines: [] });
-    expect(noShop.status).toBe(400);
-    expect(noShop.json).toEqual({ ok: false, error: 'shop required' });
-    expect(await levelRows(p, shop)).toEqual([]);
-  });
-
-  it('an inventory_as_of more than 5 minutes in the future is 422 invalid_payload', async () => {
-    const { shop, l1 } = await setup('future');
-    const r = await send(shop, 'delta', [{ barcode: 'A', location_id: l1, on_hand_delta: 1 }], {
-      inventory_as_of: new Date(Date.now() + 10 * 60_000).toISOString(),
-    });
-    expect(r.status, r.text).toBe(422);
-    expect(r.json).toEqual({ ok: false, error_kind: 'invalid_payload', error: expect.any(String) });
-    expect(await levelRows(p, shop)).toEqual([]);
-  });
-
+describe('size (D11, D17)', () => {
   it('a 10,000-line request over two locations is accepted (200) and written in full', async () => {
     const { shop, l1, l2 } = await setup('big');
     const barcodes = Array.from({ length: 5_000 }, (_, i) => `47${String(i).padStart(11, '0')}`);
@@ -357,12 +248,4 @@ describe('validation (D11, D17)', () => {
       { location_id: l2, n: 5_000, on_hand: 5_000 },
     ]);
   }, 120_000);
-
-  it('10,001 lines is 422 invalid_payload naming the limit', async () => {
-    const { shop, l1 } = await setup('limit');
-    const lines = Array.from({ length: 10_001 }, (_, i) => ({ barcode: `X${i}`, location_id: l1, on_hand_qty: 1 }));
-    const r = await send(shop, 'absolute', lines);
-    expect(r.status, r.text.slice(0, 300)).toBe(422);
-    expect(r.json).toEqual({ ok: false, error_kind: 'invalid_payload', error: expect.stringMatching(/10,?000/) });
-  });
 });

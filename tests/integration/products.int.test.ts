@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRON_SECRET, INGEST_SECRET, post, startPipeline, type TestPipeline } from '../support/pipeline.ts';
 
 // Endpoints 1 and 2 of the spec, end to end: HTTP -> Kafka -> projector -> PostgreSQL -> reply.
+// The rules case by case: packages/domain/src/products/*.unit.test.ts (the decider) and
+// services/gateway/src/{productItems,unknownFields}.unit.test.ts (per-item checks, D27).
 let p: TestPipeline;
 beforeAll(async () => {
   p = await startPipeline();
@@ -59,83 +61,6 @@ describe('POST /api/products/bulk-upsert (endpoint 1)', () => {
     const { rows } = await p.db.query('SELECT count(*)::int AS n FROM public.products WHERE shop = $1', [shop]);
     expect(rows[0].n).toBe(1);
   });
-
-  it('rule 6: an item missing barcode or product_name is reported and does not stop the others', async () => {
-    const r = await bulk('rule6.example', [
-      { barcode: 'OK1', product_name: 'Fine' },
-      { barcode: 'NO-NAME' },
-      { product_name: 'No barcode' },
-      { barcode: 'OK2', product_name: 'Also fine' },
-    ]);
-    expect(r.status).toBe(200);
-    expect(r.json.created).toBe(2);
-    expect(r.json.errors).toEqual([
-      { barcode: 'NO-NAME', error: 'barcode and product_name required' },
-      { barcode: '', error: 'barcode and product_name required' },
-    ]);
-  });
-
-  it('D10: omitted fields keep their value, null clears, other fields log attribute_change (deactivation audited)', async () => {
-    const shop = 'd10.example';
-    await bulk(shop, [{ barcode: 'X', product_name: 'Cup', brand: 'Acme', sku: 'S-1', current_price: 10 }]);
-    expect((await bulk(shop, [{ barcode: 'X', product_name: 'Cup' }])).json).toMatchObject({ unchanged: 1 });
-    expect((await bulk(shop, [{ barcode: 'X', product_name: 'Cup', brand: null, is_active: false }])).json).toMatchObject({ updated: 1 });
-    const { rows } = await p.db.query('SELECT brand, sku, current_price, is_active FROM public.products WHERE shop = $1', [shop]);
-    expect(rows[0]).toEqual({ brand: null, sku: 'S-1', current_price: 10, is_active: false });
-    const l = await logs(shop, 'X');
-    expect(l.map((x) => x.change_type)).toEqual(['created', 'attribute_change']);
-    expect(l[1].changed_fields).toEqual(['brand', 'is_active']);
-  });
-
-  it('D6a: a barcode repeated in one batch is created, then updated, and counted and logged as such', async () => {
-    const r = await bulk('d6a.example', [
-      { barcode: 'R', product_name: 'One', current_price: 1 },
-      { barcode: 'R', product_name: 'One', current_price: 2 },
-      { barcode: 'R', product_name: 'One', current_price: 2 },
-    ]);
-    expect(r.json).toMatchObject({ created: 1, updated: 1, unchanged: 1 });
-    expect((await logs('d6a.example', 'R')).map((x) => x.change_type)).toEqual(['created', 'price_change']);
-  });
-
-  it('a wrongly typed field fails only its item, with a message naming the field', async () => {
-    const r = await bulk('types.example', [
-      { barcode: 'T1', product_name: 'Ok' },
-      { barcode: 'T2', product_name: 'Bad', current_price: 'cheap' },
-    ]);
-    expect(r.json.created).toBe(1);
-    expect(r.json.errors).toEqual([{ barcode: 'T2', error: 'current_price must be number or null' }]);
-  });
-});
-
-describe('D27: unknown fields are refused, never dropped', () => {
-  it('an item with an unknown field is reported with unknown_field naming it, the others are applied (both endpoints), and nothing of it is stored', async () => {
-    const items = [
-      { barcode: 'U1', product_name: 'Fine' },
-      { barcode: 'U2', product_name: 'Typo', curent_price: 99 },
-      { barcode: 'U3', product_name: 'Also fine' },
-    ];
-    const unknown = { barcode: 'U2', error: 'unknown_field: curent_price is not allowed' };
-    const b = await bulk('d27-bulk.example', items);
-    expect(b.status).toBe(200);
-    expect(b.json).toEqual({ ok: true, created: 2, updated: 0, unchanged: 0, errors: [unknown] });
-    const i = await ingest('d27-ingest.example', items);
-    expect(i.json).toEqual({ ok: true, created: 2, updated: 0, unchanged: 0, errors_count: 1, errors: [unknown] });
-    const { rows } = await p.db.query('SELECT barcode FROM public.products WHERE shop = ANY($1) ORDER BY shop, barcode', [
-      ['d27-bulk.example', 'd27-ingest.example'],
-    ]);
-    expect(rows.map((r) => r.barcode)).toEqual(['U1', 'U3', 'U1', 'U3']);
-  });
-
-  it('an unknown top-level field refuses the request with 400 `<field> is not allowed`', async () => {
-    const r = await post(
-      `${p.url()}/api/ingest/products`,
-      { shop: 'd27-top.example', products: [{ barcode: 'T', product_name: 'N' }], dry_run: true },
-      { 'x-ingest-secret': INGEST_SECRET },
-    );
-    expect([r.status, r.json]).toEqual([400, { ok: false, error: 'dry_run is not allowed' }]);
-    const { rows } = await p.db.query('SELECT 1 FROM public.products WHERE shop = $1', ['d27-top.example']);
-    expect(rows).toEqual([]);
-  });
 });
 
 describe('POST /api/ingest/products (endpoint 2)', () => {
@@ -165,22 +90,5 @@ describe('POST /api/ingest/products (endpoint 2)', () => {
     await ingest('shop-one.example', [{ barcode: 'SAME', product_name: 'A' }]);
     const r = await ingest('shop-two.example', [{ barcode: 'SAME', product_name: 'B' }]);
     expect(r.json.created).toBe(1);
-  });
-});
-
-describe('per-item types', () => {
-  it('a barcode sent as a number is reported by type, not silently converted (leading zeros would be lost)', async () => {
-    const r = await post(
-      `${p.url()}/api/ingest/products`,
-      {
-        shop: 'num.example',
-        products: [
-          { barcode: 49012345, product_name: 'N' },
-          { barcode: 'S1', product_name: 'S' },
-        ],
-      },
-      { 'x-ingest-secret': INGEST_SECRET },
-    );
-    expect(r.json).toMatchObject({ created: 1, errors_count: 1, errors: [{ barcode: '49012345', error: 'barcode must be string' }] });
   });
 });
