@@ -373,7 +373,7 @@ describe('the dry runner (projector port)', () => {
     const s = await newShop('events');
     const command = {
       command_id: uuidv7(),
-      kind: 'inventory.levels',
+      kind: 'inventory.levels' as const,
       shop: s.shop,
       received_at: new Date().toISOString(),
       source: { endpoint: '/api/inventory-levels/bulk-upsert' },

@@ -27,7 +27,7 @@ describe('exactly-once effect (D4)', () => {
   it('a command delivered twice changes nothing the second time and keeps the same result', async () => {
     const command = {
       command_id: uuidv7(),
-      kind: 'products.upsert',
+      kind: 'products.upsert' as const,
       shop: 'd4.example',
       received_at: new Date().toISOString(),
       source: { endpoint: '/api/ingest/products' },

@@ -387,7 +387,7 @@ describe('redelivery (D4, D5)', () => {
     const asOf = '2026-11-21T04:10:00.000Z';
     const command = {
       command_id: uuidv7(),
-      kind: 'inventory.available',
+      kind: 'inventory.available' as const,
       shop,
       received_at: new Date().toISOString(),
       source: { endpoint: '/api/ingest/inventory-available' },

@@ -4,10 +4,9 @@ import type { MessageSink } from './producer.ts';
 
 /**
  * What the port reads of a command envelope (schemas/commands/envelope.json, the generated
- * CommandEnvelope): its id and shop, and its kind as any string (integration tests append envelope
- * literals whose kind TypeScript widens); the rest is written as it is.
+ * CommandEnvelope): its id, kind and shop; the rest is written as it is.
  */
-export type CommandEnvelopeLike = Pick<CommandEnvelope, 'command_id' | 'shop'> & { kind: string; [field: string]: unknown };
+export type CommandEnvelopeLike = Pick<CommandEnvelope, 'command_id' | 'kind' | 'shop'> & { [field: string]: unknown };
 
 export interface CommandLog {
   /** Appends a command keyed by shop (D2); resolves once the broker acknowledged it. */
