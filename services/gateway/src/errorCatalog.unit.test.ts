@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readGatewayConfig } from './runGateway.ts';
-import { leaksInternals, startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { leaksInternals, startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway, type TestGateway } from './testGateway.ts';
 
 // The gateway's error catalog at the HTTP edge, on buildApp with in-memory ports (STYLE.md): spec
 // Authentication / Errors / Removed interfaces, D8 (products auth), D9 (secret lists), D11 (status
@@ -119,14 +119,7 @@ function rawPost(port: number, path: string, headerLines: string[], body: string
   });
 }
 
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => gw?.close());
-beforeEach(() => {
-  gw.appended.length = 0;
-});
+const gw = useTestGateway();
 
 describe('D8: /api/products/bulk-upsert auth', () => {
   const body = { products: [item('D8')] };

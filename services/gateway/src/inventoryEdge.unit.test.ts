@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { leaksInternals, startTestGateway, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { describe, expect, it } from 'vitest';
+import { leaksInternals, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
 
 // The HTTP edge of the inventory endpoints 3, 4 and 5 and of the admin registry (D14), on buildApp
 // with in-memory ports (STYLE.md): request shapes, D11 statuses (top-level problems 400, line
@@ -8,14 +8,7 @@ import { leaksInternals, startTestGateway, TEST_INGEST_SECRET, type TestGateway 
 // None of these needs Kafka or PostgreSQL: a refused request appends nothing, so nothing is written.
 // Moved here from tests/integration/inventory-{available,levels,snapshot,locations}.int.test.ts
 // (issue 17 item 1); what those rules do in the projector's SQL stays there.
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => gw?.close());
-beforeEach(() => {
-  gw.appended.length = 0;
-});
+const gw = useTestGateway();
 
 const LOC = '0190a000-0000-7000-8000-0000000000a1';
 const SNAPSHOT = '/api/ingest/inventory-snapshot';

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validOrderRow } from '@ingest/domain/testing';
-import { leaksInternals, startTestGateway, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { leaksInternals, startTestGateway, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
 
 // Endpoint 6 (POST /api/order-line-master/bulk-upsert) at the HTTP edge, on buildApp with in-memory
 // ports (STYLE.md): the request's shape (spec Errors and Limits, D11), authentication (spec
@@ -8,14 +8,7 @@ import { leaksInternals, startTestGateway, TEST_INGEST_SECRET, type TestGateway 
 // appends nothing, so nothing can be applied. The row rules are the decider's
 // (packages/domain/src/orders/*.unit.test.ts); the end-to-end cases stay in
 // tests/integration/order-lines.int.test.ts.
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => gw?.close());
-beforeEach(() => {
-  gw.appended.length = 0;
-});
+const gw = useTestGateway();
 
 const ENDPOINT = '/api/order-line-master/bulk-upsert';
 const ING = { 'x-ingest-secret': TEST_INGEST_SECRET };

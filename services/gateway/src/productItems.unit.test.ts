@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { describe, expect, it } from 'vitest';
+import { TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
 
 // Endpoints 1 and 2 check each product item alone at the HTTP edge (buildApp, in-memory ports): a bad
 // item is carried in the command as `rejected` with the spec's error text, the others go on as
 // `product` (rule 6, D7). decideProductsUpsert.unit.test.ts shows how the decider answers those
 // (errors in request order, errors_count on endpoint 2). Moved here from
 // tests/integration/products.int.test.ts (issue 17 item 1).
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => gw?.close());
-beforeEach(() => {
-  gw.appended.length = 0;
-});
+const gw = useTestGateway();
 
 async function post(path: string, body: unknown, headers: Record<string, string>) {
   const r = await fetch(`${gw.url}${path}`, {

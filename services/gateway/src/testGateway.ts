@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { SchemaRegistry } from '@ingest/contracts';
 import type { Pool } from '@ingest/db';
 import type { CommandLog, LogPositions } from '@ingest/kafka';
@@ -101,4 +102,25 @@ export function leaksInternals(text: string): boolean {
     /\b(relation|column) "[^"]+"/i.test(text) ||
     /syntax error at or near|violates (unique|foreign key|check) constraint|duplicate key value/i.test(text)
   );
+}
+
+/**
+ * One gateway for a whole test file: started before its tests, closed after them, its appended
+ * commands cleared before each test. The answer stands for that gateway from `beforeAll` on.
+ */
+export function useTestGateway(config: Partial<GatewayConfig> = {}): TestGateway {
+  let current: TestGateway | undefined;
+  beforeAll(async () => {
+    current = await startTestGateway(config);
+  });
+  afterAll(async () => current?.close());
+  beforeEach(() => {
+    if (current) current.appended.length = 0;
+  });
+  return new Proxy({} as TestGateway, {
+    get: (_, key) => {
+      if (!current) throw new Error('the test gateway is used before beforeAll started it');
+      return Reflect.get(current, key) as unknown;
+    },
+  });
 }

@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { describe, expect, it } from 'vitest';
+import { TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
 
 // D27 at the HTTP edge of every endpoint: a body field the endpoint's schema does not define is
 // refused, never silently dropped. Top level -> 400 `<field> is not allowed`; inside a products
 // item -> that item's `{barcode, error: 'unknown_field: <field> is not allowed'}`, the others go on;
 // inside an inventory line -> 422 invalid_payload naming the first unknown path. Order rows are
 // checked by the decider (validateRow.unit.test.ts); the gateway asks for it in the command.
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => gw?.close());
-beforeEach(() => {
-  gw.appended.length = 0;
-});
+const gw = useTestGateway();
 
 const LOC = '0190a000-0000-7000-8000-0000000000a1';
 
