@@ -156,42 +156,54 @@ describe('synchronous replies (D6)', () => {
 describe('status with position (issue 16 item 4)', () => {
   it('pending commands say how many commands of their partition are ahead of them, on any gateway; then their result', async () => {
     await p.stopProjector();
-    const shop = `position-${randomUUID().slice(0, 6)}.example`;
-    const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = await ingest(shop, [{ barcode: `P${i}`, product_name: 'P' }], 0, { Prefer: 'respond-async' });
-      expect(r.status).toBe(202);
-      ids.push(r.json.command_id);
-      // A command's place is found from its receive time, to the millisecond: keep these apart.
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    // Two gateways that have not read the log's end offsets yet (each keeps them POSITION_CACHE, 1 s):
-    // an earlier case's reads, from before these commands were appended, must not answer here.
-    const fresh = [await p.startGateway(), await p.startGateway()].map((g) => `http://127.0.0.1:${g.port}`);
-    const positions = [];
-    for (const [i, id] of ids.entries()) {
-      const g = await get(`${fresh[i % 2]}/api/commands/${id}`, { 'x-ingest-secret': INGEST_SECRET });
-      expect(g.status).toBe(202);
-      expect(g.json).toMatchObject({ ok: true, status: 'pending', command_id: id });
-      positions.push(g.json.position);
-    }
-    const [first, second, third] = positions;
-    expect(new Set(positions.map((x) => x.partition)).size).toBe(1);
-    expect(second.commands_ahead - first.commands_ahead).toBe(1);
-    expect(third.commands_ahead - first.commands_ahead).toBe(2);
-    // Nothing of this shop's partition is applied while the projector is down: all three are in the backlog.
-    expect(third.partition_backlog).toBe(third.commands_ahead + 1);
-    expect(first.waiting_seconds).toBeGreaterThanOrEqual(third.waiting_seconds);
+    try {
+      const shop = `position-${randomUUID().slice(0, 6)}.example`;
+      const sent: { id: string; before: number; after: number }[] = [];
+      for (let i = 0; i < 3; i++) {
+        const before = Date.now();
+        const r = await ingest(shop, [{ barcode: `P${i}`, product_name: 'P' }], 0, { Prefer: 'respond-async' });
+        expect(r.status).toBe(202);
+        sent.push({ id: r.json.command_id, before, after: Date.now() });
+        // A command's place is found from its receive time, to the millisecond: keep these apart.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const ids = sent.map((s) => s.id);
+      // Two gateways that have not read the log's end offsets yet (each keeps them POSITION_CACHE, 1 s):
+      // an earlier case's reads, from before these commands were appended, must not answer here.
+      const fresh = [await p.startGateway(), await p.startGateway()].map((g) => `http://127.0.0.1:${g.port}`);
+      const positions = [];
+      for (const [i, { id, before, after }] of sent.entries()) {
+        const askedAt = Date.now();
+        const g = await get(`${fresh[i % 2]}/api/commands/${id}`, { 'x-ingest-secret': INGEST_SECRET });
+        const answeredAt = Date.now();
+        expect(g.status).toBe(202);
+        expect(g.json).toMatchObject({ ok: true, status: 'pending', command_id: id });
+        // waiting_seconds is the command's age when the gateway answered (rounded to 0.1 s): no less than
+        // the time from the POST's answer to this GET's start, no more than from the POST's start to this answer.
+        expect(g.json.position.waiting_seconds).toBeGreaterThanOrEqual((askedAt - after) / 1000 - 0.05);
+        expect(g.json.position.waiting_seconds).toBeLessThanOrEqual((answeredAt - before) / 1000 + 0.05);
+        positions.push(g.json.position);
+      }
+      const [first, second, third] = positions;
+      expect(new Set(positions.map((x) => x.partition)).size).toBe(1);
+      expect(second.commands_ahead - first.commands_ahead).toBe(1);
+      expect(third.commands_ahead - first.commands_ahead).toBe(2);
+      // Nothing of this shop's partition is applied while the projector is down: all three are in the backlog.
+      expect(third.partition_backlog).toBe(third.commands_ahead + 1);
 
-    await p.startProjector();
-    for (const id of ids)
-      await waitFor(async () => (await get(`${p.url()}/api/commands/${id}`, { 'x-ingest-secret': INGEST_SECRET })).status === 200);
-    // The partition computed from the shop is the one the projector consumed the commands from.
-    const { rows } = await p.db.query(
-      'SELECT DISTINCT kafka_partition AS p FROM agent_runtime.processed_commands WHERE command_id = ANY($1::uuid[])',
-      [ids],
-    );
-    expect(rows).toEqual([{ p: first.partition }]);
+      await p.startProjector();
+      for (const id of ids)
+        await waitFor(async () => (await get(`${p.url()}/api/commands/${id}`, { 'x-ingest-secret': INGEST_SECRET })).status === 200);
+      // The partition computed from the shop is the one the projector consumed the commands from.
+      const { rows } = await p.db.query(
+        'SELECT DISTINCT kafka_partition AS p FROM agent_runtime.processed_commands WHERE command_id = ANY($1::uuid[])',
+        [ids],
+      );
+      expect(rows).toEqual([{ p: first.partition }]);
+    } finally {
+      // A failure above must not leave the later cases of this file without a projector.
+      if (!p.projector) await p.startProjector();
+    }
   });
 });
 
