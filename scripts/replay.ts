@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SchemaRegistry } from '@ingest/contracts';
-import { createPool, dropDatabase, ensureDatabase, migrate, withDatabase } from '@ingest/db';
+import { createPool, dropDatabase, ensureDatabase, migrate, startTableUpkeep, withDatabase } from '@ingest/db';
 import { acquireKafka, REPO_ROOT } from '@ingest/devstack';
 import { createKafka } from '@ingest/kafka';
 import { rebuildInPlace, replayCommandLog, type ReplayProgress } from '@ingest/projector';
@@ -99,6 +99,15 @@ const replayOptions = {
 const pool = inPlace ? null : createPool({ connectionString: scratchUrl, max: concurrency + 1, applicationName: 'ingest-replay' });
 // A scratch replay reads the live database's parked commands: what live did not apply, it passes over.
 const live = inPlace ? null : createPool({ connectionString: common.databaseUrl, max: 2, applicationName: 'ingest-replay-parked' });
+// The rebuilt tables are analyzed and vacuumed as they fill where autovacuum does not run (DB_UPKEEP):
+// a replay into never-analyzed tables plans its statements for empty ones. In place, the live
+// projector's upkeep may hold the turn; one of the two does it.
+const upkeep = startTableUpkeep({
+  connectionString: inPlace ? common.databaseUrl : scratchUrl,
+  mode: setting(process.env, 'DB_UPKEEP'),
+  intervalMs: setting(process.env, 'DB_UPKEEP_INTERVAL'),
+  log: { info: () => {}, warn: (_obj, msg) => say(msg) },
+});
 const resumeHint = `npm run replay --${inPlace ? '' : ' --into scratch'} --resume`;
 try {
   const result = pool
@@ -120,6 +129,7 @@ try {
   say(`failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exitCode = 1;
 } finally {
+  await upkeep.stop();
   await pool?.end();
   await live?.end();
   await kafka.release();

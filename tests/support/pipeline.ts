@@ -77,6 +77,8 @@ export async function startPipeline(
     HOST: '127.0.0.1',
     // Retention runs when a test asks for it (pruner.runOnce), not in the middle of its assertions.
     PRUNE_INTERVAL: '1h',
+    // Likewise the table upkeep (upkeep.runOnce): no VACUUM or ANALYZE between a test's steps.
+    DB_UPKEEP_INTERVAL: '1h',
     ...opts.kafka?.env,
     ...opts.env,
   };

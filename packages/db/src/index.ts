@@ -2,3 +2,13 @@ export { createPool, withTransaction, LIVE_SEARCH_PATH, type Pool, type PoolClie
 export { migrate, ensureDatabase, createDatabaseFromTemplate, dropDatabase, withDatabase, MIGRATIONS_DIR } from './migrate.ts';
 export { classifyDbError, isDbUnavailable, isDbTransient, type DbFailureKind } from './errors.ts';
 export { createListener, type Listener, type ListenerOptions } from './listener.ts';
+export { startTableUpkeep, UPKEEP_LOCK, type TableUpkeep, type TableUpkeepOptions, type UpkeepDone } from './tableUpkeep.ts';
+export {
+  upkeepDue,
+  autovacuumCovers,
+  AUTOVACUUM_DEFAULTS,
+  type UpkeepMode,
+  type UpkeepAction,
+  type TableCounters,
+  type AutovacuumSettings,
+} from './upkeepDue.ts';

@@ -179,3 +179,34 @@ export function prunerMetrics(registry: Registry) {
     parkedOpen: new Gauge({ name: 'projector_parked_open', help: 'Parked commands waiting for an operator', registers: [registry] }),
   };
 }
+
+/** Table upkeep (VACUUM / ANALYZE where autovacuum does not run): what was done, and dead rows per table. */
+export function upkeepMetrics(registry: Registry) {
+  const done = new Counter({
+    name: 'table_upkeep_total',
+    help: 'VACUUM / ANALYZE run by the service, per table and action',
+    labelNames: ['table', 'action'],
+    registers: [registry],
+  });
+  const seconds = new Histogram({
+    name: 'table_upkeep_seconds',
+    help: 'Duration of one VACUUM / ANALYZE of one table',
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120],
+    registers: [registry],
+  });
+  const dead = new Gauge({
+    name: 'table_dead_rows',
+    help: 'Dead rows per table (pg_stat_user_tables.n_dead_tup), read by the process that does the upkeep',
+    labelNames: ['table'],
+    registers: [registry],
+  });
+  return {
+    onAction: (table: string, action: string, s: number) => {
+      done.inc({ table, action });
+      seconds.observe(s);
+    },
+    onLook: (deadRows: Map<string, number>) => {
+      for (const [table, n] of deadRows) dead.set({ table }, n);
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { SchemaRegistry } from '@ingest/contracts';
-import { createListener, createPool, type Listener } from '@ingest/db';
+import { createListener, createPool, startTableUpkeep, type Listener, type TableUpkeep } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink } from '@ingest/kafka';
 import {
   setting,
@@ -15,6 +15,7 @@ import { startDailyScheduler, type DailyScheduler } from './dailyScheduler.ts';
 import { startProjector } from './projector.ts';
 import { startPruner, type Pruner } from './pruner.ts';
 import { startRelay, type Relay } from './relay.ts';
+import { upkeepMetrics } from './metrics.ts';
 
 export interface RunningProjector {
   registry: Registry;
@@ -23,6 +24,8 @@ export interface RunningProjector {
   scheduler: DailyScheduler | null;
   relay: Relay | null;
   pruner: Pruner | null;
+  /** VACUUM / ANALYZE where autovacuum does not run (DB_UPKEEP), beside the pruner. */
+  upkeep: TableUpkeep | null;
   /** Readiness (issue 11): joined its consumer group (when it applies), reaches PostgreSQL, holds its LISTEN connection. */
   readiness(): Promise<Record<string, boolean>>;
   stop(): Promise<void>;
@@ -128,12 +131,23 @@ export async function runProjector(
         idempotencyKeyTtlMs: common.idempotencyKeyTtlMs,
         intervalMs: setting(env, 'PRUNE_INTERVAL'),
       });
+  // Keeping the tables' statistics and dead rows in check belongs with retention: the same process.
+  const upkeep = !runs('pruner')
+    ? null
+    : startTableUpkeep({
+        connectionString: common.databaseUrl,
+        mode: setting(env, 'DB_UPKEEP'),
+        intervalMs: setting(env, 'DB_UPKEEP_INTERVAL'),
+        log: log.child({ component: 'upkeep' }),
+        ...upkeepMetrics(registry),
+      });
   return {
     registry,
     roles,
     scheduler,
     relay,
     pruner,
+    upkeep,
     readiness: async () => ({
       ...(projector ? { consumer: projector.joined() } : {}),
       database: await pool.query('SELECT 1').then(
@@ -147,6 +161,7 @@ export async function runProjector(
       await projector?.stop();
       await relay?.stop();
       await pruner?.stop();
+      await upkeep?.stop();
       if (!opts.listener) await listener.close();
       await sink.close();
       await pool.end();

@@ -156,7 +156,7 @@ export const SETTINGS = {
   PROJECTOR_ROLES: def(someOf(['apply', 'relay', 'scheduler', 'pruner'] as const), 'apply,relay,scheduler,pruner', {
     group: 'Projector',
     roles: ['projector'],
-    doc: 'What a projector process runs: `apply` (consume the command log, update the read model), `relay` (publish the outbox; one leader at a time), `scheduler` (daily snapshots), `pruner` (retention). Every process may run them all (the relay and the pruner elect one process); a deployment may run `relay,scheduler,pruner` apart from scaled `apply` processes (see [Deploying](#deploying)).',
+    doc: 'What a projector process runs: `apply` (consume the command log, update the read model), `relay` (publish the outbox; one leader at a time), `scheduler` (daily snapshots), `pruner` (retention, and table upkeep where autovacuum does not run: `DB_UPKEEP`). Every process may run them all (the relay and the pruner elect one process); a deployment may run `relay,scheduler,pruner` apart from scaled `apply` processes (see [Deploying](#deploying)).',
   }),
   PROJECTOR_GROUP_ID: def(text('a consumer group id'), 'ingest-projector', {
     group: 'Projector',
@@ -260,6 +260,16 @@ export const SETTINGS = {
     roles: DB_USERS,
     emptyIsValue: true,
     doc: 'Role the services switch to on connect (`-c role=…`, D25). Set it to an empty value to keep the connecting user.',
+  }),
+  DB_UPKEEP: def(oneOf(['auto', 'always', 'off'] as const), 'auto', {
+    group: 'PostgreSQL',
+    roles: ['projector', 'replay'],
+    doc: "Vacuum and analyze the service's tables by autovacuum's thresholds: `auto` only where PostgreSQL's autovacuum does not (the server runs with `autovacuum = off`, or a table opts out), `always` whatever autovacuum does, `off` never. Done by the projector that prunes (one process at a time) and by `npm run replay` for its target, as `DATABASE_URL`'s user (VACUUM and ANALYZE need the tables' owner; see [Table upkeep](#table-upkeep)).",
+  }),
+  DB_UPKEEP_INTERVAL: def(duration(100), '10s', {
+    group: 'PostgreSQL',
+    roles: ['projector', 'replay'],
+    doc: 'How often the upkeep reads the table statistics to decide (one query; the VACUUM or ANALYZE only when due).',
   }),
 
   // Kafka
