@@ -121,35 +121,40 @@ describe('synchronous replies (D6)', () => {
 
   it('while the projector is down the answer is 202 after the reply timeout, then pending, then the result', async () => {
     await p.stopProjector();
-    const slow = await p.startGateway({ REPLY_TIMEOUT_MS: '300' });
-    const r = await post(
-      `http://127.0.0.1:${slow.port}/api/ingest/products`,
-      { shop: 'late.example', products: [{ barcode: 'L', product_name: 'L' }] },
-      { 'x-ingest-secret': INGEST_SECRET },
-    );
-    expect(r.status).toBe(202);
-    const pending = await get(`${p.url()}${r.json.result_url}`, { 'x-ingest-secret': INGEST_SECRET });
-    expect(pending.status).toBe(202);
-    // Issue 16 item 4: a pending answer also says where the command stands (checked in its own test below).
-    expect(pending.json).toMatchObject({
-      ok: true,
-      status: 'pending',
-      command_id: r.json.command_id,
-      position: { commands_ahead: expect.any(Number) },
-    });
-    await p.startProjector();
-    const done = await waitFor(async () => {
-      const g = await get(`${p.url()}${r.json.result_url}`, { 'x-cron-secret': CRON_SECRET, 'x-shop': 'late.example' });
-      return g.status === 200 ? g : null;
-    });
-    expect(done.json.created).toBe(1);
-    // The cron secret only sees commands of the shop it names.
-    const other = await get(`${p.url()}${r.json.result_url}`, { 'x-cron-secret': CRON_SECRET, 'x-shop': 'someone-else.example' });
-    expect(other.status).toBe(404);
-    // Issue 15: each of these answers is what the served OpenAPI document says.
-    const documented = await documentedAnswers(p.url());
-    expect(documented('post', '/api/ingest/products', r)).toBeNull();
-    for (const answer of [pending, done, other]) expect(documented('get', '/api/commands/{id}', answer)).toBeNull();
+    try {
+      const slow = await p.startGateway({ REPLY_TIMEOUT_MS: '300' });
+      const r = await post(
+        `http://127.0.0.1:${slow.port}/api/ingest/products`,
+        { shop: 'late.example', products: [{ barcode: 'L', product_name: 'L' }] },
+        { 'x-ingest-secret': INGEST_SECRET },
+      );
+      expect(r.status).toBe(202);
+      const pending = await get(`${p.url()}${r.json.result_url}`, { 'x-ingest-secret': INGEST_SECRET });
+      expect(pending.status).toBe(202);
+      // Issue 16 item 4: a pending answer also says where the command stands (checked in its own test below).
+      expect(pending.json).toMatchObject({
+        ok: true,
+        status: 'pending',
+        command_id: r.json.command_id,
+        position: { commands_ahead: expect.any(Number) },
+      });
+      await p.startProjector();
+      const done = await waitFor(async () => {
+        const g = await get(`${p.url()}${r.json.result_url}`, { 'x-cron-secret': CRON_SECRET, 'x-shop': 'late.example' });
+        return g.status === 200 ? g : null;
+      });
+      expect(done.json.created).toBe(1);
+      // The cron secret only sees commands of the shop it names.
+      const other = await get(`${p.url()}${r.json.result_url}`, { 'x-cron-secret': CRON_SECRET, 'x-shop': 'someone-else.example' });
+      expect(other.status).toBe(404);
+      // Issue 15: each of these answers is what the served OpenAPI document says.
+      const documented = await documentedAnswers(p.url());
+      expect(documented('post', '/api/ingest/products', r)).toBeNull();
+      for (const answer of [pending, done, other]) expect(documented('get', '/api/commands/{id}', answer)).toBeNull();
+    } finally {
+      // A failure above must not leave the later cases of this file without a projector.
+      if (!p.projector) await p.startProjector();
+    }
   });
 });
 
