@@ -72,9 +72,15 @@ describe('refusals of a real gateway match the served OpenAPI document (issue 15
   });
 
   it('429: a shop past its lines/s budget, with Retry-After', async () => {
-    // The first body empties the bucket (2 lines); the next, sent while it waits for its result, is refused.
-    const first = post(`${p.url()}/api/ingest/products`, products('noisy.example', 2), ING);
-    await new Promise((r) => setTimeout(r, 200));
+    // The first body, larger than the bucket (2 lines), is admitted on the full bucket and leaves it 18
+    // lines in debt: the next is refused for the next 20 s, not only within 2 s of the first, and is sent
+    // once the first was admitted (its request row is recorded), not after a guessed 200 ms.
+    const first = post(`${p.url()}/api/ingest/products`, products('noisy.example', 20), ING);
+    await waitFor(
+      async () => (await p.db.query(`SELECT 1 FROM agent_runtime.command_requests WHERE shop = 'noisy.example'`)).rowCount === 1,
+      5_000,
+      'the first body admitted',
+    );
     const over = await post(`${p.url()}/api/ingest/products`, products('noisy.example', 2), ING);
     expect((await first).status).toBe(202);
     expect(over.status).toBe(429);
