@@ -113,15 +113,20 @@ describe('Idempotency-Key header (issue 16)', () => {
     const key = `k-${randomUUID()}`;
     expect((await ingest(0, shop, key)).status).toBe(200);
     // As a crash right after the recording statement leaves it: a command id and request row, no append, no answer.
+    // The lease is long enough that the retry below always comes within it (it was 2 s, within reach of a
+    // loaded machine), and then runs out by moving its end into the past rather than by sleeping.
     const orphan = uuidv7();
     await p.db.query(
-      `WITH k AS (UPDATE agent_runtime.request_keys SET command_id = $3, answered = false, lease_until = now() + interval '2 seconds'
+      `WITH k AS (UPDATE agent_runtime.request_keys SET command_id = $3, answered = false, lease_until = now() + interval '60 seconds'
                   WHERE shop = $1 AND key = $2 RETURNING received_at)
        INSERT INTO agent_runtime.command_requests (command_id, shop, kind, received_at) SELECT $3, $1, 'products.upsert', received_at FROM k`,
       [shop, key, orphan],
     );
     expect((await ingest(1, shop, key)).status).toBe(409);
-    await new Promise((r) => setTimeout(r, 2100));
+    await p.db.query(`UPDATE agent_runtime.request_keys SET lease_until = now() - interval '1 second' WHERE shop = $1 AND key = $2`, [
+      shop,
+      key,
+    ]);
     const taken = await ingest(1, shop, key);
     expect(taken.status).toBe(200);
     expect(taken.headers.get('idempotent-replayed')).toBeNull();
