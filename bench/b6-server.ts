@@ -7,12 +7,12 @@
 //   here too, so both publish the same events.
 import type { Server } from 'node:http';
 import { SchemaRegistry } from '@ingest/contracts';
-import { createListener, createPool, withTransaction } from '@ingest/db';
+import { createListener, createPool, startTableUpkeep, withTransaction } from '@ingest/db';
 import type { Command } from '@ingest/domain';
 import { buildApp, DEFAULT_GATEWAY_CONFIG, runGateway, type ReplyWaiter } from '@ingest/gateway';
 import { createKafka, createMessageSink, type CommandLog } from '@ingest/kafka';
 import { runProjector, startRelay } from '@ingest/projector';
-import { createLogger, createRegistry, readCommonConfig, silentLogger } from '@ingest/runtime';
+import { createLogger, createRegistry, readCommonConfig, setting, silentLogger } from '@ingest/runtime';
 import { applyCommand } from '../services/projector/src/applyCommand.ts';
 import { serveBench } from './lib/serverProcess.ts';
 
@@ -46,7 +46,27 @@ if (mode === 'pipeline') {
   const sink = await createMessageSink(
     createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-bench-peer' }),
   );
-  const relay = await startRelay({ pool: writes, connectionString: common.databaseUrl, role, listener, sink, log, registry, fenceMs: 0 });
+  // The relay reads the log rows it expands on a pool of its own, as the pipeline's does (its
+  // projector pool has one applier): on the request pool it queued behind 32 requests waiting for
+  // the shop lock, fell thousands of rows behind in the window and published them after it.
+  const relayPool = createPool({ connectionString: common.databaseUrl, role, max: 2, applicationName: 'ingest-bench-peer-relay' });
+  const relay = await startRelay({
+    pool: relayPool,
+    connectionString: common.databaseUrl,
+    role,
+    listener,
+    sink,
+    log,
+    registry,
+    fenceMs: 0,
+  });
+  // The same table upkeep as the pipeline's projector (DB_UPKEEP): a direct-write design needs its statistics too.
+  const upkeep = startTableUpkeep({
+    connectionString: common.databaseUrl,
+    mode: setting(env, 'DB_UPKEEP'),
+    intervalMs: setting(env, 'DB_UPKEEP_INTERVAL'),
+    log,
+  });
   const replies = new Map<string, NonNullable<StoredReply>>();
   let offset = 0;
   // The direct-write design: the command is applied inside the request, exactly-once bookkeeping included (D4).
@@ -98,9 +118,10 @@ if (mode === 'pipeline') {
       server.closeAllConnections();
     });
     await relay.stop();
+    await upkeep.stop();
     await sink.close();
     await listener.close();
-    await Promise.all([requests.end(), writes.end()]);
+    await Promise.all([requests.end(), writes.end(), relayPool.end()]);
   });
 } else {
   throw new Error(`unknown B6 server mode ${String(mode)}`);
