@@ -116,9 +116,13 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
         );
       }
       // Like autovacuum: throttled, and a session that ends (stop) ends its VACUUM within a second.
-      await c.query(`SELECT set_config('vacuum_cost_delay', $1, false), set_config('client_connection_check_interval', '1s', false)`, [
-        String(st['cost_delay']),
-      ]);
+      // (client_connection_check_interval exists from PostgreSQL 14; n_ins_since_vacuum, read below, from 13.)
+      await c.query(
+        `SELECT set_config('vacuum_cost_delay', $1, false),
+                CASE WHEN current_setting('server_version_num')::int >= 140000
+                     THEN set_config('client_connection_check_interval', '1s', false) END`,
+        [String(st['cost_delay'])],
+      );
       const { rows } = await c.query<Row>(COUNTERS_SQL, [schemas]);
       opts.onLook?.(new Map(rows.map((r) => [`${r.schema}.${r.name}`, r.dead])));
       for (const r of rows) {
