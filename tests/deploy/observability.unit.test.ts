@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { createRegistry, lintExposition, registerPoolMetrics } from '@ingest/runtime';
 import { gatewayMetrics } from '../../services/gateway/src/metrics.ts';
 import { startTestGateway, type TestGateway } from '../../services/gateway/src/testGateway.ts';
-import { projectorMetrics, prunerMetrics, relayMetrics } from '../../services/projector/src/metrics.ts';
+import { projectorMetrics, prunerMetrics, relayMetrics, upkeepMetrics } from '../../services/projector/src/metrics.ts';
 import { promtoolPath } from '../../scripts/promtool.ts';
 import {
   defaultMetricNames,
@@ -83,6 +83,9 @@ async function wholeProcessMetrics(): Promise<string> {
   const pr = prunerMetrics(registry);
   pr.deleted.inc({ table: 'agent_runtime.outbox' });
   pr.seconds.observe(0.1);
+  const u = upkeepMetrics(registry);
+  u.onAction('sot.inventory_levels', 'vacuum_analyze', 0.2);
+  u.onLook(new Map([['sot.inventory_levels', { dead: 12, live: 1000 }]]));
   registerPoolMetrics(registry, 'gateway', { totalCount: 3, idleCount: 1, waitingCount: 0, options: { max: 10 } });
   registerPoolMetrics(registry, 'projector', { totalCount: 3, idleCount: 1, waitingCount: 0, options: { max: 10 } });
   const text = await registry.metrics();
@@ -143,6 +146,7 @@ describe(RULES, () => {
         'IngestProjectorNotReady',
         'IngestDbPoolWaiting',
         'IngestTargetDown',
+        'IngestDeadRowsPiling',
       ].sort(),
     );
   });
@@ -173,6 +177,7 @@ describe(RULES, () => {
       'projector_parked_open',
       'ingest_ready',
       'db_pool_waiting_clients',
+      'table_dead_rows',
       'up',
     ]) {
       expect(used, m).toContain(m);
@@ -228,6 +233,8 @@ describe('deploy/grafana/retail-ingestion.json', () => {
       'nodejs_eventloop_lag_p99_seconds',
       'relay_outbox_oldest_seconds',
       'relay_publish_seconds',
+      'table_dead_rows',
+      'table_upkeep_total',
       'projector_commands_retrying',
       'ingest_ready',
       'db_pool_connections',
@@ -276,6 +283,9 @@ const CASES: Case[] = [
   ['a gateway not ready (its own alerts and the error rate cover it)', [series('ingest_ready', { ...G1, check: 'kafka' }, '0x15')], '10m', 'IngestProjectorNotReady', []],
   ['requests waiting for a connection at every scrape', [series('db_pool_waiting_clients', { ...G1, pool: 'gateway' }, '3x20'), series('db_pool_waiting_clients', { ...P1, pool: 'projector' }, '0x20')], '15m', 'IngestDbPoolWaiting', [{ severity: 'warning', instance: G1.instance, pool: 'gateway' }]],
   ['a pool that waits now and then', [series('db_pool_waiting_clients', { ...G1, pool: 'gateway' }, '0 3 0 2 0 4 0 1 0 2 0 3 0 1 0 2 0 3 0 1 0')], '15m', 'IngestDbPoolWaiting', []],
+  ['more dead rows than live ones for 30 minutes (nothing reclaims them)', [series('table_dead_rows', { ...P1, table: 'sot.inventory_levels' }, '2500000x40'), series('table_live_rows', { ...P1, table: 'sot.inventory_levels' }, '2000000x40')], '35m', 'IngestDeadRowsPiling', [{ severity: 'warning', instance: P1.instance, table: 'sot.inventory_levels' }]],
+  ['dead rows of a big table below autovacuum\'s 20 %', [series('table_dead_rows', { ...P1, table: 'sot.inventory_levels' }, '1500000x40'), series('table_live_rows', { ...P1, table: 'sot.inventory_levels' }, '10000000x40')], '35m', 'IngestDeadRowsPiling', []],
+  ['dead rows that a vacuum reclaims every few minutes', [series('table_dead_rows', { ...P1, table: 'sot.inventory_levels' }, '2500000 2500000 0 0 2500000 2500000 0 0 2500000 2500000 0 0 2500000 2500000 0 0 2500000 2500000 0 0 2500000 2500000 0 0 2500000 2500000 0 0 2500000 2500000 0 0 2500000 2500000 0 0 2500000'), series('table_live_rows', { ...P1, table: 'sot.inventory_levels' }, '2000000x40')], '35m', 'IngestDeadRowsPiling', []],
   ['a gateway that does not answer /metrics', [series('up', G1, '0x10')], '5m', 'IngestTargetDown', [{ severity: 'critical', ...G1 }]],
   ['a gateway that answers', [series('up', G1, '1x10')], '5m', 'IngestTargetDown', []],
   ['a projector Deployment without an available replica', [series('kube_deployment_status_replicas_available', { namespace: 'ingest', deployment: 'ingest-projector' }, '0x10'), series('kube_deployment_status_replicas_available', { namespace: 'ingest', deployment: 'other' }, '0x10')], '5m', 'IngestNoReadyReplica', [{ severity: 'critical', namespace: 'ingest', deployment: 'ingest-projector' }]],

@@ -15,9 +15,9 @@ export interface TableUpkeepOptions {
   log: UpkeepLog;
   /** Schemas whose tables are looked after (default: the data model's, and the in-place rebuild's). */
   schemas?: string[];
-  /** Called after each action (metrics), and with every table's dead rows after each look. */
+  /** Called after each action (metrics), and with every table's dead and live rows after each look. */
   onAction?: (table: string, action: UpkeepAction, seconds: number) => void;
-  onLook?: (deadRows: Map<string, number>) => void;
+  onLook?: (rows: Map<string, { dead: number; live: number }>) => void;
 }
 
 export interface UpkeepDone {
@@ -40,6 +40,7 @@ interface Row {
   reltuples: number;
   mods: number;
   dead: number;
+  live: number;
   inserts: number;
   av_enabled: string | null;
   can_act: boolean;
@@ -47,7 +48,7 @@ interface Row {
 
 const COUNTERS_SQL = `
 SELECT s.schemaname AS schema, s.relname AS name, c.reltuples::float8 AS reltuples,
-       s.n_mod_since_analyze::float8 AS mods, s.n_dead_tup::float8 AS dead, s.n_ins_since_vacuum::float8 AS inserts,
+       s.n_mod_since_analyze::float8 AS mods, s.n_dead_tup::float8 AS dead, s.n_live_tup::float8 AS live, s.n_ins_since_vacuum::float8 AS inserts,
        (SELECT split_part(o, '=', 2) FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_enabled=%') AS av_enabled,
        pg_has_role(current_user, c.relowner, 'USAGE') AS can_act
   FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
@@ -124,7 +125,7 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
         [String(st['cost_delay'])],
       );
       const { rows } = await c.query<Row>(COUNTERS_SQL, [schemas]);
-      opts.onLook?.(new Map(rows.map((r) => [`${r.schema}.${r.name}`, r.dead])));
+      opts.onLook?.(new Map(rows.map((r) => [`${r.schema}.${r.name}`, { dead: r.dead, live: r.live }])));
       for (const r of rows) {
         if (stopped) break;
         const counters: TableCounters = {

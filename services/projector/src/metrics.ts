@@ -200,13 +200,22 @@ export function upkeepMetrics(registry: Registry) {
     labelNames: ['table'],
     registers: [registry],
   });
+  const live = new Gauge({
+    name: 'table_live_rows',
+    help: 'Live rows per table (pg_stat_user_tables.n_live_tup), read by the process that does the upkeep',
+    labelNames: ['table'],
+    registers: [registry],
+  });
   return {
     onAction: (table: string, action: string, s: number) => {
       done.inc({ table, action });
       seconds.observe(s);
     },
-    onLook: (deadRows: Map<string, number>) => {
-      for (const [table, n] of deadRows) dead.set({ table }, n);
+    onLook: (rows: Map<string, { dead: number; live: number }>) => {
+      for (const [table, n] of rows) {
+        dead.set({ table }, n.dead);
+        live.set({ table }, n.live);
+      }
     },
   };
 }
