@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UPKEEP_LOCK } from '@ingest/db';
+import { startTableUpkeep, UPKEEP_LOCK } from '@ingest/db';
 import { INGEST_SECRET, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
 // Table upkeep (DB_UPKEEP): where PostgreSQL's autovacuum does not run (this machine's server runs
@@ -63,5 +63,54 @@ describe('table upkeep where autovacuum does not run', () => {
     // What it did is counted per table and action, and the dead rows are exposed.
     const metrics = await p.projector!.registry.getSingleMetricAsString('table_upkeep_total');
     expect(metrics).toMatch(/table_upkeep_total\{table="public.products",action="vacuum_analyze"\} 1/);
+  });
+  it('yields, as autovacuum does, to a session that comes to wait for a lock on the table it vacuums', async () => {
+    const shop = `yield-${randomUUID().slice(0, 6)}.example`;
+    const send = (price: number) =>
+      post(
+        `${p.url()}/api/ingest/products`,
+        { shop, products: Array.from({ length: 1500 }, (_, i) => ({ barcode: `Y${i}`, product_name: 'Yield', current_price: price })) },
+        { 'x-ingest-secret': INGEST_SECRET },
+      );
+    expect((await send(1)).status).toBe(200);
+    expect((await send(2)).status).toBe(200);
+    await waitFor(async () => (await stats('public.products')).dead >= 1500, 20_000, 'dead rows counted');
+    // A VACUUM slowed down to 100 ms per page (about 10 s for this table), so the test can come to wait on it.
+    const yielded: object[] = [];
+    const slow = startTableUpkeep({
+      connectionString: p.databaseUrl,
+      mode: 'always',
+      intervalMs: 3_600_000,
+      schemas: ['public'],
+      throttle: { costDelayMs: 100, costLimit: 1 },
+      log: { info: (obj, msg) => void (msg.includes('yielded') && yielded.push(obj)), warn: () => {} },
+    });
+    const round = slow.runOnce().catch(() => []);
+    try {
+      await waitFor(
+        async () =>
+          (
+            await p.db.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ingest-upkeep'
+                  AND state = 'active' AND query LIKE 'VACUUM%"products"'`,
+            )
+          ).rows.length > 0,
+        20_000,
+        'the slow VACUUM of products running',
+      );
+      const c = await p.db.connect();
+      try {
+        await c.query('BEGIN');
+        await c.query('LOCK TABLE public.products IN ACCESS EXCLUSIVE MODE'); // what a migration or the rebuild's swap takes
+        await c.query('ROLLBACK');
+      } finally {
+        c.release();
+      }
+      await waitFor(async () => yielded.length > 0, 5_000, 'the VACUUM yielded');
+      expect(yielded[0]).toMatchObject({ table: 'public.products' });
+    } finally {
+      await slow.stop();
+      await round;
+    }
   });
 });

@@ -18,12 +18,18 @@ export interface TableUpkeepOptions {
   /** Called after each action (metrics), and with every table's dead and live rows after each look. */
   onAction?: (table: string, action: UpkeepAction, seconds: number) => void;
   onLook?: (rows: Map<string, { dead: number; live: number }>) => void;
+  /** Throttling (default: the server's autovacuum cost delay and vacuum_cost_limit); tests slow a VACUUM down with it. */
+  throttle?: { costDelayMs: number; costLimit: number };
+  /** How often a running VACUUM / ANALYZE checks whether it blocks another session (default 500 ms). */
+  yieldCheckMs?: number;
 }
 
 export interface UpkeepDone {
   table: string;
   action: UpkeepAction;
   ms: number;
+  /** Cancelled because another session waited for a lock it held (the table is looked at again next round). */
+  yielded?: true;
 }
 
 export interface TableUpkeep {
@@ -53,7 +59,7 @@ SELECT s.schemaname AS schema, s.relname AS name, c.reltuples::float8 AS reltupl
        pg_has_role(current_user, c.relowner, 'USAGE') AS can_act
   FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
  WHERE s.schemaname = ANY($1::text[])
- ORDER BY s.schemaname, s.relname`;
+ ORDER BY s.n_dead_tup DESC, s.n_mod_since_analyze DESC, s.schemaname, s.relname`; // the most bloated first
 
 const SETTINGS_SQL = `
 SELECT current_setting('autovacuum') = 'on' AS autovacuum,
@@ -64,7 +70,9 @@ SELECT current_setting('autovacuum') = 'on' AS autovacuum,
        current_setting('autovacuum_analyze_threshold')::float8 AS at,
        current_setting('autovacuum_analyze_scale_factor')::float8 AS "as",
        CASE WHEN current_setting('autovacuum_vacuum_cost_delay') = '-1' THEN current_setting('vacuum_cost_delay')
-            ELSE current_setting('autovacuum_vacuum_cost_delay') END AS cost_delay`;
+            ELSE current_setting('autovacuum_vacuum_cost_delay') END AS cost_delay,
+       CASE WHEN current_setting('autovacuum_vacuum_cost_limit') = '-1' THEN current_setting('vacuum_cost_limit')
+            ELSE current_setting('autovacuum_vacuum_cost_limit') END AS cost_limit`;
 
 const STATEMENTS: Record<UpkeepAction, string> = {
   vacuum_analyze: 'VACUUM (ANALYZE, SKIP_LOCKED)',
@@ -77,9 +85,10 @@ const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 /**
  * Vacuums and analyzes our tables where PostgreSQL's autovacuum does not (`auto`: only when the
  * server runs with autovacuum off or a table opts out), by autovacuum's thresholds, in the
- * background, one process per database at a time. Throttled like autovacuum (its cost delay), and
- * a table another session is vacuuming or altering is skipped, not waited for. A look costs one
- * query on the statistics views.
+ * background, one process per database at a time. Throttled like autovacuum (its cost delay and
+ * limit); a table another session is vacuuming or altering is skipped, not waited for, and a
+ * VACUUM / ANALYZE that another session comes to wait on is cancelled (it yields, as autovacuum
+ * does). A look costs one query on the statistics views.
  */
 export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
   const schemas = opts.schemas ?? [...LIVE_SEARCH_PATH, 'rebuild'];
@@ -88,6 +97,58 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
   let running: Promise<unknown> = Promise.resolve();
   let warnedAutovacuumOff = false;
   const warnedNotOwner = new Set<string>();
+
+  /**
+   * Like autovacuum, which cancels itself when it blocks another session's lock request (a
+   * migration's ALTER TABLE, the in-place rebuild's swap): while one VACUUM / ANALYZE runs, a second
+   * session looks every yieldCheckMs for a backend that waits on it, and cancels it if so.
+   * stop() answers whether it did.
+   */
+  const yieldToWaiters = (pid: number): { stop(): Promise<boolean> } => {
+    let done = false;
+    let wake: () => void = () => {};
+    const watching = (async (): Promise<boolean> => {
+      const w = new pg.Client({
+        connectionString: opts.connectionString,
+        application_name: 'ingest-upkeep-watch',
+        connectionTimeoutMillis: 5000,
+      });
+      w.on('error', () => {});
+      try {
+        await w.connect();
+        while (!done) {
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, opts.yieldCheckMs ?? 500);
+            wake = () => {
+              clearTimeout(t);
+              resolve();
+            };
+          });
+          if (done) break;
+          const r = await w.query<{ blocking: boolean }>(
+            'SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))) AS blocking',
+            [pid],
+          );
+          if (r.rows[0]?.blocking && !done) {
+            await w.query('SELECT pg_cancel_backend($1::int)', [pid]);
+            return true;
+          }
+        }
+        return false;
+      } catch {
+        return false; // no watcher: the VACUUM goes on, as a manual one would
+      } finally {
+        await w.end().catch(() => {});
+      }
+    })();
+    return {
+      stop: () => {
+        done = true;
+        wake();
+        return watching;
+      },
+    };
+  };
 
   const runOnce = async (): Promise<UpkeepDone[]> => {
     if (opts.mode === 'off' || stopped) return [];
@@ -118,12 +179,15 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
       }
       // Like autovacuum: throttled, and a session that ends (stop) ends its VACUUM within a second.
       // (client_connection_check_interval exists from PostgreSQL 14; n_ins_since_vacuum, read below, from 13.)
-      await c.query(
-        `SELECT set_config('vacuum_cost_delay', $1, false),
+      const me = await c.query<{ pid: number }>(
+        `SELECT pg_backend_pid() AS pid, set_config('vacuum_cost_delay', $1, false), set_config('vacuum_cost_limit', $2, false),
                 CASE WHEN current_setting('server_version_num')::int >= 140000
                      THEN set_config('client_connection_check_interval', '1s', false) END`,
-        [String(st['cost_delay'])],
+        opts.throttle
+          ? [`${opts.throttle.costDelayMs}ms`, String(opts.throttle.costLimit)]
+          : [String(st['cost_delay']), String(st['cost_limit'])],
       );
+      const pid = me.rows[0]!.pid;
       const { rows } = await c.query<Row>(COUNTERS_SQL, [schemas]);
       opts.onLook?.(new Map(rows.map((r) => [`${r.schema}.${r.name}`, { dead: r.dead, live: r.live }])));
       for (const r of rows) {
@@ -149,7 +213,20 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
           continue;
         }
         const started = performance.now();
-        await c.query(`${STATEMENTS[action]} ${quoteIdent(r.schema)}.${quoteIdent(r.name)}`);
+        const watch = yieldToWaiters(pid);
+        try {
+          await c.query(`${STATEMENTS[action]} ${quoteIdent(r.schema)}.${quoteIdent(r.name)}`);
+        } catch (err) {
+          if ((err as { code?: string }).code === '57014' && (await watch.stop())) {
+            const ms = Math.round(performance.now() - started);
+            done.push({ table, action, ms, yielded: true });
+            opts.log.info({ table, action, ms }, 'table upkeep yielded to a session waiting for a lock on its table');
+            continue;
+          }
+          throw err;
+        } finally {
+          await watch.stop();
+        }
         const ms = performance.now() - started;
         done.push({ table, action, ms: Math.round(ms) });
         opts.onAction?.(table, action, ms / 1000);
