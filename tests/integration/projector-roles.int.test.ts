@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka } from '@ingest/kafka';
 import { runProjector, type RunningProjector } from '@ingest/projector';
-import { silentLogger } from '@ingest/runtime';
+import { setting, silentLogger } from '@ingest/runtime';
 import { INGEST_SECRET, post, startPipeline, TEST_FETCH_WAIT_MS, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
 // Issue 15 item 6: PROJECTOR_ROLES splits what a projector process runs, so a deployment can scale
@@ -50,7 +50,8 @@ describe('PROJECTOR_ROLES', () => {
     await admin.connect();
     try {
       const { groups } = await admin.describeGroups([p.env['PROJECTOR_GROUP_ID']!]);
-      expect(groups[0]!.members).toHaveLength(1); // the apply-only process alone
+      // the apply-only process's members alone (PROJECTOR_CONCURRENCY of them); the other process joined none
+      expect(groups[0]!.members).toHaveLength(setting(p.env, 'PROJECTOR_CONCURRENCY'));
     } finally {
       await admin.disconnect();
     }

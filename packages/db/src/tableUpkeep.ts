@@ -82,6 +82,33 @@ const STATEMENTS: Record<UpkeepAction, string> = {
 
 const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
+/** A client of the upkeep's own: TCP keepalive finds a peer that went silent (a network fault) in the middle of a long VACUUM. */
+const upkeepClient = (connectionString: string, applicationName: string): pg.Client => {
+  const c = new pg.Client({
+    connectionString,
+    application_name: applicationName,
+    connectionTimeoutMillis: 5000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
+  c.on('error', () => {}); // the query in flight rejects on its own
+  return c;
+};
+
+/** Ends a client without waiting on a peer that does not answer (end() waits for the server's goodbye). */
+async function closeClient(c: pg.Client, waitMs = 2000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([
+    c.end().then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
+  ]);
+  clearTimeout(timer);
+  if (!ended) (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
 /**
  * Vacuums and analyzes our tables where PostgreSQL's autovacuum does not (`auto`: only when the
  * server runs with autovacuum off or a table opts out), by autovacuum's thresholds, in the
@@ -108,12 +135,7 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
     let done = false;
     let wake: () => void = () => {};
     const watching = (async (): Promise<boolean> => {
-      const w = new pg.Client({
-        connectionString: opts.connectionString,
-        application_name: 'ingest-upkeep-watch',
-        connectionTimeoutMillis: 5000,
-      });
-      w.on('error', () => {});
+      const w = upkeepClient(opts.connectionString, 'ingest-upkeep-watch');
       try {
         await w.connect();
         while (!done) {
@@ -138,7 +160,7 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
       } catch {
         return false; // no watcher: the VACUUM goes on, as a manual one would
       } finally {
-        await w.end().catch(() => {});
+        await closeClient(w);
       }
     })();
     return {
@@ -152,8 +174,7 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
 
   const runOnce = async (): Promise<UpkeepDone[]> => {
     if (opts.mode === 'off' || stopped) return [];
-    const c = new pg.Client({ connectionString: opts.connectionString, application_name: 'ingest-upkeep', connectionTimeoutMillis: 5000 });
-    c.on('error', () => {}); // the query in flight rejects on its own
+    const c = upkeepClient(opts.connectionString, 'ingest-upkeep');
     client = c;
     const done: UpkeepDone[] = [];
     try {
@@ -235,7 +256,7 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
       return done;
     } finally {
       client = null;
-      await c.end().catch(() => {}); // also releases the advisory lock
+      await closeClient(c); // also releases the advisory lock
     }
   };
 
@@ -258,8 +279,9 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
       stopped = true;
       if (timer) clearInterval(timer);
       // A VACUUM in flight stops with its session (client_connection_check_interval).
-      await client?.end().catch(() => {});
-      await running;
+      // A peer that does not answer (a network fault) does not hold the shutdown either.
+      if (client) await closeClient(client);
+      await Promise.race([running, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
     },
   };
 }

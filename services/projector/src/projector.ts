@@ -301,51 +301,65 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     return group.length;
   };
 
-  const consumer = await runCommandPipeline(
-    deps.kafka,
-    deps.schemas,
-    {
-      groupId: deps.groupId,
-      topics: [deps.topics.commands],
-      fromBeginning: true,
-      partitionsConsumedConcurrently: deps.partitionsConsumedConcurrently ?? 3,
-      ...(deps.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: deps.sessionTimeoutMs }),
-      ...(deps.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: deps.heartbeatIntervalMs }),
-      ...(deps.fetchWaitMs === undefined ? {} : { maxWaitTimeMs: deps.fetchWaitMs }),
-    },
-    {
-      batchStarted: (partition) => lag.batchStarted(partition),
-      // Below the stored position: applied already, passed without a transaction.
-      window: async (messages, ctx) => {
-        let position: number;
-        try {
-          position = await positionOf(ctx, messages[0] as IncomingMessage);
-        } catch (err) {
-          if (err instanceof Aborted) return null;
-          throw err;
-        }
-        const skip = messages.filter((m) => Number(m.offset) < position).length;
-        for (let k = 0; k < skip; k++) applied.inc({ kind: 'unknown', outcome: 'skipped' });
-        return { skip, take: messages.length - skip };
+  // PROJECTOR_CONCURRENCY independent members of the group, each applying its partitions one batch
+  // at a time. Not one member with kafkajs' partitionsConsumedConcurrently: a member fetches all its
+  // partitions together and fetches again only once every batch of the fetch is applied, so one
+  // busy partition held every other partition's next batch (a quiet shop's command waited for a
+  // noisy shop's group transaction; bench B6 with 4 shops, B7).
+  const members = Math.max(1, deps.partitionsConsumedConcurrently ?? 3);
+  const startMember = () =>
+    runCommandPipeline(
+      deps.kafka,
+      deps.schemas,
+      {
+        groupId: deps.groupId,
+        topics: [deps.topics.commands],
+        fromBeginning: true,
+        partitionsConsumedConcurrently: 1,
+        ...(deps.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: deps.sessionTimeoutMs }),
+        ...(deps.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: deps.heartbeatIntervalMs }),
+        ...(deps.fetchWaitMs === undefined ? {} : { maxWaitTimeMs: deps.fetchWaitMs }),
       },
-      // A group of commands in one transaction, else the next command alone with its retries and parking.
-      apply: async (run, from, ctx) => {
-        try {
-          const grouped = await applyGroup(run, from);
-          if (grouped > 0) return grouped;
-          await handle(run, from, ctx);
-          return 1;
-        } catch (err) {
-          if (err instanceof Aborted) return 0;
-          throw err;
-        }
+      {
+        batchStarted: (partition) => lag.batchStarted(partition),
+        // Below the stored position: applied already, passed without a transaction.
+        window: async (messages, ctx) => {
+          let position: number;
+          try {
+            position = await positionOf(ctx, messages[0] as IncomingMessage);
+          } catch (err) {
+            if (err instanceof Aborted) return null;
+            throw err;
+          }
+          const skip = messages.filter((m) => Number(m.offset) < position).length;
+          for (let k = 0; k < skip; k++) applied.inc({ kind: 'unknown', outcome: 'skipped' });
+          return { skip, take: messages.length - skip };
+        },
+        // A group of commands in one transaction, else the next command alone with its retries and parking.
+        apply: async (run, from, ctx) => {
+          try {
+            const grouped = await applyGroup(run, from);
+            if (grouped > 0) return grouped;
+            await handle(run, from, ctx);
+            return 1;
+          } catch (err) {
+            if (err instanceof Aborted) return 0;
+            throw err;
+          }
+        },
+        batchEnded: (partition, left) => {
+          if (left !== null) lagOffsets.set({ partition: String(partition) }, left);
+          lag.batchEnded(partition, left);
+        },
       },
-      batchEnded: (partition, left) => {
-        if (left !== null) lagOffsets.set({ partition: String(partition) }, left);
-        lag.batchEnded(partition, left);
-      },
-    },
-  );
-  log.info({ groupId: deps.groupId, topic: deps.topics.commands }, 'projector consuming');
-  return { joined: () => consumer.joined(), stop: () => consumer.stop().finally(() => lag.clear()) };
+    );
+  const consumers = await Promise.all(Array.from({ length: members }, () => startMember()));
+  log.info({ groupId: deps.groupId, topic: deps.topics.commands, members }, 'projector consuming');
+  return {
+    joined: () => consumers.every((c) => c.joined()),
+    stop: () =>
+      Promise.all(consumers.map((c) => c.stop()))
+        .then(() => {})
+        .finally(() => lag.clear()),
+  };
 }

@@ -166,7 +166,7 @@ export const SETTINGS = {
   PROJECTOR_CONCURRENCY: def(integer(1), '3', {
     group: 'Projector',
     roles: ['projector'],
-    doc: 'Partitions the projector processes at the same time.',
+    doc: "Partitions the projector applies at the same time: that many independent members of its consumer group, each applying its partitions one batch at a time. A busy partition delays only the other partitions of its own member (a member fetches its partitions together); with as many members as partitions, none. Members beyond the topic's partitions stand idle.",
   }),
   PROJECTOR_MAX_ATTEMPTS: def(integer(1), '3', {
     group: 'Projector',
