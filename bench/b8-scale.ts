@@ -15,6 +15,7 @@ import { createKafka, ensureTopics, partitionForKey, topicPlan, type TopicNames 
 import { serviceHost, type Service } from '../tests/faults/procs.ts';
 import { post, SECRET, SNAPSHOT } from './b6-e2e.ts';
 import { createBenchDatabase } from './lib/db.ts';
+import { setting } from '@ingest/runtime';
 import { percentile, round, say, sleep } from './lib/util.ts';
 
 export interface B8Settings {
@@ -87,7 +88,7 @@ export interface B8Config {
   /** /proc/loadavg (1, 5, 15 min) at the window's start and end. */
   loadavg_start: number[];
   loadavg_end: number[];
-  /** Partitions per projector once the group had settled (from the group's member assignments). */
+  /** Partitions per group member (each projector process is PROJECTOR_CONCURRENCY members) once the group had settled (from the group's member assignments). */
   assignment: number[];
 }
 
@@ -264,13 +265,18 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
         assignment: (g?.members ?? []).map((m) => assignedPartitions(m.memberAssignment)).sort((a, b) => b - a),
       };
     };
-    const waitStable = async (members: number, timeoutMs = 90_000) => {
+    // Each projector process is PROJECTOR_CONCURRENCY members of the group (independent consumers).
+    const membersPerProcess = setting(env, 'PROJECTOR_CONCURRENCY');
+    const waitStable = async (processes: number, timeoutMs = 90_000) => {
+      const members = processes * membersPerProcess;
       const deadline = performance.now() + timeoutMs;
       for (;;) {
         const d = await describe().catch(() => null);
         if (d && d.state === 'Stable' && d.members === members && d.assignment.reduce((a, b) => a + b, 0) === s.partitions) return d;
         if (performance.now() > deadline)
-          throw new Error(`B8: the group did not settle with ${members} members within ${timeoutMs} ms (last: ${JSON.stringify(d)})`);
+          throw new Error(
+            `B8: the group did not settle with ${members} members (${processes} projectors) within ${timeoutMs} ms (last: ${JSON.stringify(d)})`,
+          );
         await sleep(100);
       }
     };
@@ -572,8 +578,9 @@ export async function runB8(s: B8Settings, id: string): Promise<B8Result> {
         `B8: steady ${before[0]} + ${before[1]} reference: longest gap between replies ${round(reference.max)} ms (p99 ${round(reference.p99)} ms), reply p99 ${round(reference.reply99)} ms`,
       );
 
-      /** Watches the group from `at` until Stable with `members` (and `alsoWait` settled). */
-      const watchEvent = async (kind: 'join' | 'leave', members: number, action: () => Promise<void>): Promise<B8Event> => {
+      /** Watches the group from `at` until Stable with the members of `processes` projectors. */
+      const watchEvent = async (kind: 'join' | 'leave', processes: number, action: () => Promise<void>): Promise<B8Event> => {
+        const members = processes * membersPerProcess;
         const at = performance.now();
         const wall = Date.now();
         let seen: number | null = null;

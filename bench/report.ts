@@ -360,16 +360,16 @@ export function renderMarkdown(r: Results): string {
       '',
     );
     L.push(
-      '| design | shops | round | requests | lines/s | p50 ms | p95 ms | p99 ms | statuses | stored | lost | bad replies | server CPU ms/request | event-loop p99 ms | outbox left / drain s | commands per projector transaction | projector ms per command |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|',
+      '| design | shops | round | requests | lines/s | p50 ms | p95 ms | p99 ms | statuses | stored | lost | bad replies | server CPU ms/request | event-loop p99 ms | outbox left / drain s | lines/s until its events were published | commands per projector transaction | projector ms per command |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|',
     );
     for (const p of b.points)
       L.push(
-        `| ${p.design} | ${p.shops} | ${p.round} | ${p.requests} | ${fmt(p.lines_per_s)} | ${fmt(p.p50_ms)} | ${fmt(p.p95_ms)} | ${fmt(p.p99_ms)} | ${JSON.stringify(p.statuses)} | ${p.results_stored} | ${p.lost} | ${p.bad_replies} | ${fmt(p.server_cpu_ms_per_request)} | ${fmt(p.event_loop_p99_ms)} | ${p.outbox_pending_at_end} / ${p.outbox_drain_seconds === null ? '**not drained**' : fmt(p.outbox_drain_seconds)} | ${fmt(p.projector?.commands_per_transaction ?? undefined)} | ${fmt(p.projector?.apply_ms_per_command ?? undefined)} |`,
+        `| ${p.design} | ${p.shops} | ${p.round} | ${p.requests} | ${fmt(p.lines_per_s)} | ${fmt(p.p50_ms)} | ${fmt(p.p95_ms)} | ${fmt(p.p99_ms)} | ${JSON.stringify(p.statuses)} | ${p.results_stored} | ${p.lost} | ${p.bad_replies} | ${fmt(p.server_cpu_ms_per_request)} | ${fmt(p.event_loop_p99_ms)} | ${p.outbox_pending_at_end} / ${p.outbox_drain_seconds === null ? '**not drained**' : fmt(p.outbox_drain_seconds)} | ${fmt(p.lines_per_s_published ?? undefined)} | ${fmt(p.projector?.commands_per_transaction ?? undefined)} | ${fmt(p.projector?.apply_ms_per_command ?? undefined)} |`,
       );
     L.push(
       '',
-      `pipeline / peer: 1 shop ${fmt(b.ratio_1_shop ?? undefined)}, 4 shops ${fmt(b.ratio_4_shops ?? undefined)}; pipeline 1 shop ${fmt(b.single_shop_lines_per_s ?? undefined)} lines/s (peer ${fmt(b.peer_single_shop_lines_per_s ?? undefined)}); nothing lost: ${b.nothing_lost ? 'yes' : '**no**'}${b.relay_stalled ? `; **relay stalled**: ${b.relay_stalled} (the points after it were not run)` : ''}`,
+      `pipeline / peer: 1 shop ${fmt(b.ratio_1_shop ?? undefined)}, 4 shops ${fmt(b.ratio_4_shops ?? undefined)}; pipeline 1 shop ${fmt(b.single_shop_lines_per_s ?? undefined)} lines/s (peer ${fmt(b.peer_single_shop_lines_per_s ?? undefined)}); counted until each design's events were published (window + the relay's drain after it): 1 shop ${fmt(b.ratio_published_1_shop ?? undefined)}, 4 shops ${fmt(b.ratio_published_4_shops ?? undefined)}; nothing lost: ${b.nothing_lost ? 'yes' : '**no**'}${b.relay_stalled ? `; **relay stalled**: ${b.relay_stalled} (the points after it were not run)` : ''}`,
       '',
     );
   }
@@ -455,7 +455,7 @@ function b8Section(b: B8Result): string[] {
     '',
   );
   L.push(
-    '| configuration | requests | accepted lines/s | p50 ms | p99 ms | max ms | statuses | lag max / mean | partitions per projector | gateways cores | projectors cores | brokers cores | (gw + proj + brokers) / machine | load generator cores | postgres (all) cores | other processes cores | machine busy cores | load average (1/5/15 min, end) |',
+    '| configuration | requests | accepted lines/s | p50 ms | p99 ms | max ms | statuses | lag max / mean | partitions per group member | gateways cores | projectors cores | brokers cores | (gw + proj + brokers) / machine | load generator cores | postgres (all) cores | other processes cores | machine busy cores | load average (1/5/15 min, end) |',
     '|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   );
   for (const c of b.configs)

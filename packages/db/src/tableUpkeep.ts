@@ -3,6 +3,7 @@ import { LIVE_SEARCH_PATH } from './pool.ts';
 import { upkeepDue, type AutovacuumSettings, type TableCounters, type UpkeepAction, type UpkeepMode } from './upkeepDue.ts';
 
 export interface UpkeepLog {
+  debug?(obj: object, msg: string): void;
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
 }
@@ -252,7 +253,9 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
         done.push({ table, action, ms: Math.round(ms) });
         opts.onAction?.(table, action, ms / 1000);
       }
-      if (done.length > 0) opts.log.info({ done }, 'table upkeep');
+      // Routine rounds (a small hot table such as the relay's lease every few seconds) at debug; a long one at info.
+      if (done.some((d) => d.ms >= 1000)) opts.log.info({ done }, 'table upkeep');
+      else if (done.length > 0) opts.log.debug?.({ done }, 'table upkeep');
       return done;
     } finally {
       client = null;
