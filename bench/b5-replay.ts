@@ -241,7 +241,7 @@ export async function runB5(s: B5Settings, brokers: string[], id: string): Promi
     groupId: `bench-${id}-projector`,
     log: silentLogger(),
     registry: createRegistry(),
-    partitionsConsumedConcurrently: s.live_partitions_concurrently,
+    members: s.live_partitions_concurrently,
   });
   let statuses: Record<string, number> = {};
   try {

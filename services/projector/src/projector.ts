@@ -17,7 +17,11 @@ export interface ProjectorDeps {
   groupId: string;
   log: Logger;
   registry: Registry;
-  partitionsConsumedConcurrently?: number;
+  /**
+   * Independent members of the consumer group this projector runs (PROJECTOR_CONCURRENCY, default 3):
+   * how many partitions it applies at the same time.
+   */
+  members?: number;
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
   /** How long a fetch waits for new commands (kafkajs default 5 s); stopping waits for it too. */
@@ -306,7 +310,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   // partitions together and fetches again only once every batch of the fetch is applied, so one
   // busy partition held every other partition's next batch (a quiet shop's command waited for a
   // noisy shop's group transaction; bench B6 with 4 shops, B7).
-  const members = Math.max(1, deps.partitionsConsumedConcurrently ?? 3);
+  const members = Math.max(1, deps.members ?? 3);
   const startMember = () =>
     runCommandPipeline(
       deps.kafka,
@@ -353,7 +357,14 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
         },
       },
     );
-  const consumers = await Promise.all(Array.from({ length: members }, () => startMember()));
+  const started = await Promise.allSettled(Array.from({ length: members }, () => startMember()));
+  const consumers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    // No member left behind when one could not start (Kafka unreachable): the caller retries or exits.
+    await Promise.all(consumers.map((c) => c.stop().catch(() => {})));
+    throw failed.reason;
+  }
   log.info({ groupId: deps.groupId, topic: deps.topics.commands, members }, 'projector consuming');
   return {
     joined: () => consumers.every((c) => c.joined()),

@@ -101,7 +101,7 @@ export async function runProjector(
         groupId: setting(env, 'PROJECTOR_GROUP_ID'),
         log: log.child({ component: 'projector' }),
         registry,
-        partitionsConsumedConcurrently: setting(env, 'PROJECTOR_CONCURRENCY'),
+        members: setting(env, 'PROJECTOR_CONCURRENCY'),
         sessionTimeoutMs: setting(env, 'KAFKA_SESSION_TIMEOUT'),
         heartbeatIntervalMs: setting(env, 'KAFKA_HEARTBEAT_INTERVAL'),
         maxAttempts: setting(env, 'PROJECTOR_MAX_ATTEMPTS'),
