@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { isDbUnavailable } from './errors.ts';
 import { LIVE_SEARCH_PATH } from './pool.ts';
 import { upkeepDue, type AutovacuumSettings, type TableCounters, type UpkeepAction, type UpkeepMode } from './upkeepDue.ts';
 
@@ -245,7 +246,10 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
             opts.log.info({ table, action, ms }, 'table upkeep yielded to a session waiting for a lock on its table');
             continue;
           }
-          throw err;
+          if (isDbUnavailable(err)) throw err; // the session is gone: the next round starts over
+          // One table that cannot be done (dropped meanwhile, say) does not keep the others waiting.
+          opts.log.warn({ err, table, action }, 'table upkeep failed on one table; going on with the others');
+          continue;
         } finally {
           await watch.stop();
         }
