@@ -320,7 +320,7 @@ export function renderMarkdown(r: Results): string {
     );
     L.push('| path | commands | seconds (first to last commit) | commands/s | notes |', '|---|---:|---:|---:|---|');
     L.push(
-      `| live (startProjector, ${b.settings.live_partitions_concurrently} partitions concurrently, one transaction per command) | ${b.live.commands} | ${fmt(b.live.seconds)} | ${fmt(b.live.commands_per_s)} | ${fmt(b.live.wall_seconds_incl_group_join)} s incl. group join; statuses ${JSON.stringify(b.live.statuses)} |`,
+      `| live (startProjector, ${b.settings.live_partitions_concurrently} group members, group commit) | ${b.live.commands} | ${fmt(b.live.seconds)} | ${fmt(b.live.commands_per_s)} | ${fmt(b.live.wall_seconds_incl_group_join)} s incl. group join; statuses ${JSON.stringify(b.live.statuses)} |`,
     );
     L.push(
       `| replay (replayCommandLog, batch ${b.settings.replay_batch_size}) | ${b.replay.commands} | ${fmt(b.replay.seconds)} | ${fmt(b.replay.commands_per_s)} | ${b.replay.transactions} transactions; replayer's own figure ${fmt(b.replay.replayer_reported_commands_per_s)}/s over ${fmt(b.replay.replayer_reported_seconds)} s incl. consumer start |`,
