@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentedAnswers } from '../support/openapi.ts';
-import { INGEST_SECRET, post, startPipeline, waitFor, type HttpResult, type TestPipeline } from '../support/pipeline.ts';
+import { fetchAnswer, INGEST_SECRET, post, startPipeline, waitFor, type HttpResult, type TestPipeline } from '../support/pipeline.ts';
 
 // Issue 15 item 1: the refusals the OpenAPI document lists beside 400/401/404/410/413/503 (checked by
 // routes/docs.unit.test.ts) are what a real gateway answers, on the real broker and database: 409
@@ -22,17 +22,8 @@ const products = (shop: string, n = 1) => ({
   products: Array.from({ length: n }, (_, i) => ({ barcode: String(i + 1), product_name: 'x' })),
 });
 
-async function raw(path: string, body: string, headers: Record<string, string>): Promise<HttpResult> {
-  const res = await fetch(`${p.url()}${path}`, { method: 'POST', headers: { ...ING, ...headers }, body });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text, headers: res.headers };
-}
+const raw = (path: string, body: string, headers: Record<string, string>): Promise<HttpResult> =>
+  fetchAnswer(`${p.url()}${path}`, { method: 'POST', headers: { ...ING, ...headers }, body });
 
 describe('refusals of a real gateway match the served OpenAPI document (issue 15 item 1)', () => {
   it('409: a second request with an Idempotency-Key whose first is still waiting for its result', async () => {

@@ -119,37 +119,8 @@ export async function startPipeline(
   return p;
 }
 
-export interface HttpResult {
-  status: number;
-  text: string;
-  json: any;
-  headers: Headers;
-}
-
-/** POST JSON (or a raw string) and read the answer. */
-export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return read(res);
-}
-
-export async function get(url: string, headers: Record<string, string> = {}): Promise<HttpResult> {
-  return read(await fetch(url, { headers }));
-}
-
-async function read(res: Response): Promise<HttpResult> {
-  const text = await res.text();
-  let json: unknown = undefined;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json, headers: res.headers };
-}
+// One HTTP reader for the unit and integration tiers (the gateway's test module).
+export { fetchAnswer, getAnswer as get, postJson as post, type HttpAnswer as HttpResult } from '../../services/gateway/src/testGateway.ts';
 
 /** Polls until the condition holds (never a fixed sleep). */
 export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 15000, what = 'condition'): Promise<T> {

@@ -1,7 +1,17 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readGatewayConfig } from './runGateway.ts';
-import { leaksInternals, startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway, type TestGateway } from './testGateway.ts';
+import {
+  getAnswer,
+  leaksInternals,
+  postJson,
+  startTestGateway,
+  TEST_CRON_SECRET,
+  TEST_INGEST_SECRET,
+  useTestGateway,
+  type HttpAnswer as Answer,
+  type TestGateway,
+} from './testGateway.ts';
 
 // The gateway's error catalog at the HTTP edge, on buildApp with in-memory ports (STYLE.md): spec
 // Authentication / Errors / Removed interfaces, D8 (products auth), D9 (secret lists), D11 (status
@@ -10,31 +20,8 @@ import { leaksInternals, startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET,
 // same answers through the real pipeline, one or two per path, stay in
 // tests/integration/gateway-errors.int.test.ts.
 
-interface Answer {
-  status: number;
-  text: string;
-  json: any;
-  headers: Headers;
-}
-
-async function send(url: string, init: RequestInit): Promise<Answer> {
-  const res = await fetch(url, init);
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json, headers: res.headers };
-}
-const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  send(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-const get = (url: string, headers: Record<string, string> = {}) => send(url, { headers });
+const post = postJson;
+const get = getAnswer;
 
 const cron = (shop?: string, secret = TEST_CRON_SECRET): Record<string, string> => ({
   'x-cron-secret': secret,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { leaksInternals, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
+import { leaksInternals, postJson, TEST_INGEST_SECRET, useTestGateway, type HttpAnswer as Answer } from './testGateway.ts';
 
 // The HTTP edge of the inventory endpoints 3, 4 and 5 and of the admin registry (D14), on buildApp
 // with in-memory ports (STYLE.md): request shapes, D11 statuses (top-level problems 400, line
@@ -15,31 +15,8 @@ const SNAPSHOT = '/api/ingest/inventory-snapshot';
 const AVAILABLE = '/api/ingest/inventory-available';
 const LEVELS = '/api/inventory-levels/bulk-upsert';
 
-interface Answer {
-  status: number;
-  text: string;
-  json: any;
-}
-
-async function post(
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = { 'x-ingest-secret': TEST_INGEST_SECRET },
-): Promise<Answer> {
-  const r = await fetch(`${gw.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await r.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, text, json };
-}
+const post = (path: string, body: unknown, headers: Record<string, string> = { 'x-ingest-secret': TEST_INGEST_SECRET }) =>
+  postJson(`${gw.url}${path}`, body, headers);
 
 const snapshot = (over: Record<string, unknown> = {}, lines: unknown[] = [{ barcode: 'A', on_hand_qty: 1 }]) =>
   post(SNAPSHOT, { shop: 'edge.example', source_system: 'pos', location_id: LOC, lines, ...over });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validOrderRow } from '@ingest/domain/testing';
-import { leaksInternals, startTestGateway, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
+import { leaksInternals, postJson, startTestGateway, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
 
 // Endpoint 6 (POST /api/order-line-master/bulk-upsert) at the HTTP edge, on buildApp with in-memory
 // ports (STYLE.md): the request's shape (spec Errors and Limits, D11), authentication (spec
@@ -14,27 +14,11 @@ const ENDPOINT = '/api/order-line-master/bulk-upsert';
 const ING = { 'x-ingest-secret': TEST_INGEST_SECRET };
 const USER = '0190a000-0000-7000-8000-0000000000e1';
 
-interface Answer {
-  status: number;
-  text: string;
-  json: any;
-  contentType: string;
-}
+type Answer = Awaited<ReturnType<typeof post>>;
 
-async function post(body: unknown, headers: Record<string, string> = ING, url = gw.url): Promise<Answer> {
-  const r = await fetch(`${url}${ENDPOINT}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await r.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, text, json, contentType: r.headers.get('content-type') ?? '' };
+async function post(body: unknown, headers: Record<string, string> = ING, url = gw.url) {
+  const r = await postJson(`${url}${ENDPOINT}`, body, headers);
+  return { ...r, contentType: r.headers.get('content-type') ?? '' };
 }
 
 const row = (over: Record<string, unknown> = {}) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
+import { postJson, TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
 
 // Endpoints 1 and 2 check each product item alone at the HTTP edge (buildApp, in-memory ports): a bad
 // item is carried in the command as `rejected` with the spec's error text, the others go on as
@@ -9,12 +9,8 @@ import { TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway } from './testGate
 const gw = useTestGateway();
 
 async function post(path: string, body: unknown, headers: Record<string, string>) {
-  const r = await fetch(`${gw.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: r.status, json: (await r.json()) as Record<string, unknown> };
+  const { status, json } = await postJson(`${gw.url}${path}`, body, headers);
+  return { status, json: json as Record<string, unknown> };
 }
 const bulk = (products: unknown[]) =>
   post('/api/products/bulk-upsert', { products }, { 'x-cron-secret': TEST_CRON_SECRET, 'x-shop': 'items.example' });

@@ -124,3 +124,34 @@ export function useTestGateway(config: Partial<GatewayConfig> = {}): TestGateway
     },
   });
 }
+
+/** An HTTP answer as the tests read it: status, body text, the JSON (undefined when the body is not JSON) and headers. */
+export interface HttpAnswer {
+  status: number;
+  text: string;
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- whatever the endpoint answered
+  headers: Headers;
+}
+
+/** fetch, read whole: one reader for the unit and integration tests' requests. */
+export async function fetchAnswer(url: string, init: RequestInit = {}): Promise<HttpAnswer> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, text, json, headers: res.headers };
+}
+
+/** POST a JSON body (or a raw string, sent as it is) with `content-type: application/json`. */
+export const postJson = (url: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> =>
+  fetchAnswer(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+
+export const getAnswer = (url: string, headers: Record<string, string> = {}): Promise<HttpAnswer> => fetchAnswer(url, { headers });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
+import { postJson, TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
 
 // D27 at the HTTP edge of every endpoint: a body field the endpoint's schema does not define is
 // refused, never silently dropped. Top level -> 400 `<field> is not allowed`; inside a products
@@ -11,12 +11,8 @@ const gw = useTestGateway();
 const LOC = '0190a000-0000-7000-8000-0000000000a1';
 
 async function post(path: string, body: unknown, headers: Record<string, string> = { 'x-ingest-secret': TEST_INGEST_SECRET }) {
-  const r = await fetch(`${gw.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: r.status, json: (await r.json()) as Record<string, unknown> };
+  const { status, json } = await postJson(`${gw.url}${path}`, body, headers);
+  return { status, json: json as Record<string, unknown> };
 }
 
 async function refused(path: string, body: unknown, status: number, expected: Record<string, unknown>, headers?: Record<string, string>) {
