@@ -60,6 +60,10 @@ describe('table upkeep where autovacuum does not run', () => {
 
     // Nothing new: nothing due for that table.
     expect((await upkeep.runOnce()).map((d) => d.table)).not.toContain('public.products');
+    // Past its thresholds again, but within autovacuum_naptime (1 min) of its last VACUUM: it waits, as under autovacuum.
+    expect((await send(3)).json).toMatchObject({ updated: 1500 });
+    await waitFor(async () => (await stats('public.products')).dead >= 1500, 20_000, 'dead rows counted');
+    expect((await upkeep.runOnce()).map((d) => d.table)).not.toContain('public.products');
     // What it did is counted per table and action, and the dead rows are exposed.
     const metrics = await p.projector!.registry.getSingleMetricAsString('table_upkeep_total');
     expect(metrics).toMatch(/table_upkeep_total\{table="public.products",action="vacuum_analyze"\} 1/);
@@ -82,6 +86,8 @@ describe('table upkeep where autovacuum does not run', () => {
       mode: 'always',
       intervalMs: 3_600_000,
       schemas: ['public'],
+      // The pipeline's own upkeep analyzed the table a moment ago: no naptime to wait here.
+      naptimeS: 0,
       throttle: { costDelayMs: 100, costLimit: 1 },
       log: { info: (obj, msg) => void (msg.includes('yielded') && yielded.push(obj)), warn: () => {} },
     });

@@ -22,6 +22,8 @@ export interface TableUpkeepOptions {
   onLook?: (rows: Map<string, { dead: number; live: number }>) => void;
   /** Throttling (default: the server's autovacuum cost delay and vacuum_cost_limit); tests slow a VACUUM down with it. */
   throttle?: { costDelayMs: number; costLimit: number };
+  /** Seconds a table waits after its last VACUUM / ANALYZE (default: the server's autovacuum_naptime); tests use 0. */
+  naptimeS?: number;
   /** How often a running VACUUM / ANALYZE checks whether it blocks another session (default 500 ms). */
   yieldCheckMs?: number;
 }
@@ -50,6 +52,7 @@ interface Row {
   dead: number;
   live: number;
   inserts: number;
+  since_upkeep_s: number | null;
   av_enabled: string | null;
   can_act: boolean;
 }
@@ -57,6 +60,7 @@ interface Row {
 const COUNTERS_SQL = `
 SELECT s.schemaname AS schema, s.relname AS name, c.reltuples::float8 AS reltuples,
        s.n_mod_since_analyze::float8 AS mods, s.n_dead_tup::float8 AS dead, s.n_live_tup::float8 AS live, s.n_ins_since_vacuum::float8 AS inserts,
+       EXTRACT(epoch FROM now() - GREATEST(s.last_vacuum, s.last_autovacuum, s.last_analyze, s.last_autoanalyze))::float8 AS since_upkeep_s,
        (SELECT split_part(o, '=', 2) FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_enabled=%') AS av_enabled,
        pg_has_role(current_user, c.relowner, 'USAGE') AS can_act
   FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
@@ -71,6 +75,7 @@ SELECT current_setting('autovacuum') = 'on' AS autovacuum,
        current_setting('autovacuum_vacuum_insert_scale_factor')::float8 AS "is",
        current_setting('autovacuum_analyze_threshold')::float8 AS at,
        current_setting('autovacuum_analyze_scale_factor')::float8 AS "as",
+       EXTRACT(epoch FROM current_setting('autovacuum_naptime')::interval)::float8 AS naptime,
        CASE WHEN current_setting('autovacuum_vacuum_cost_delay') = '-1' THEN current_setting('vacuum_cost_delay')
             ELSE current_setting('autovacuum_vacuum_cost_delay') END AS cost_delay,
        CASE WHEN current_setting('autovacuum_vacuum_cost_limit') = '-1' THEN current_setting('vacuum_cost_limit')
@@ -192,6 +197,7 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
         insertScaleFactor: Number(st['is']),
         analyzeThreshold: Number(st['at']),
         analyzeScaleFactor: Number(st['as']),
+        naptimeS: opts.naptimeS ?? Number(st['naptime']),
       };
       if (!settings.autovacuum && !warnedAutovacuumOff && opts.mode === 'auto') {
         warnedAutovacuumOff = true;
@@ -220,6 +226,8 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
           modsSinceAnalyze: r.mods,
           deadRows: r.dead,
           insertsSinceVacuum: r.inserts,
+          liveRows: r.live,
+          sinceUpkeepS: r.since_upkeep_s,
           autovacuumEnabled: r.av_enabled === null ? null : r.av_enabled === 'true' || r.av_enabled === 'on',
         };
         const action = upkeepDue(counters, settings, opts.mode);

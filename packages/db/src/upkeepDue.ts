@@ -21,6 +21,10 @@ export interface TableCounters {
   insertsSinceVacuum: number;
   /** The table's own `autovacuum_enabled` storage parameter (null: not set). */
   autovacuumEnabled: boolean | null;
+  /** n_live_tup: the rows the statistics count now (reltuples is what the last VACUUM / ANALYZE counted). */
+  liveRows: number;
+  /** Seconds since the table's last VACUUM or ANALYZE of any kind; null when it never had one. */
+  sinceUpkeepS: number | null;
 }
 
 /** The server's autovacuum settings (current_setting), the thresholds we apply in its place. */
@@ -32,6 +36,8 @@ export interface AutovacuumSettings {
   insertScaleFactor: number;
   analyzeThreshold: number;
   analyzeScaleFactor: number;
+  /** autovacuum_naptime: autovacuum visits a database once per naptime, so a table at most that often. */
+  naptimeS: number;
 }
 
 /** PostgreSQL 15's defaults. */
@@ -43,6 +49,7 @@ export const AUTOVACUUM_DEFAULTS: AutovacuumSettings = {
   insertScaleFactor: 0.2,
   analyzeThreshold: 50,
   analyzeScaleFactor: 0.1,
+  naptimeS: 60,
 };
 
 /** Whether autovacuum looks after this table itself (then `auto` leaves it alone). */
@@ -57,6 +64,12 @@ export function autovacuumCovers(t: Pick<TableCounters, 'autovacuumEnabled'>, s:
 export function upkeepDue(t: TableCounters, s: AutovacuumSettings, mode: UpkeepMode): UpkeepAction | null {
   if (mode === 'off' || (mode === 'auto' && autovacuumCovers(t, s))) return null;
   const tuples = Math.max(0, t.reltuples);
+  // Within a naptime of its last VACUUM / ANALYZE a table waits, as under autovacuum (an append-only
+  // log growing 10 % every few seconds was analyzed every round, ~1 s of work each time); except one
+  // that has more than doubled since its estimates were taken: those turn set-based statements into
+  // nested loops while a fresh table fills, so it is looked at again at once (log2 times while it grows).
+  const outgrown = t.liveRows > 2 * tuples + s.analyzeThreshold;
+  if (t.sinceUpkeepS !== null && t.sinceUpkeepS < s.naptimeS && !outgrown) return null;
   const vacuum =
     t.deadRows > s.vacuumThreshold + s.vacuumScaleFactor * tuples ||
     (s.insertThreshold >= 0 && t.insertsSinceVacuum > s.insertThreshold + s.insertScaleFactor * tuples);

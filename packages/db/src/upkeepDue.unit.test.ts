@@ -3,7 +3,15 @@ import { AUTOVACUUM_DEFAULTS, upkeepDue, type TableCounters } from './upkeepDue.
 
 // Table upkeep: autovacuum's thresholds, applied by the service where the server's autovacuum is off.
 const OFF = { ...AUTOVACUUM_DEFAULTS, autovacuum: false };
-const quiet: TableCounters = { reltuples: 100_000, modsSinceAnalyze: 0, deadRows: 0, insertsSinceVacuum: 0, autovacuumEnabled: null };
+const quiet: TableCounters = {
+  reltuples: 100_000,
+  modsSinceAnalyze: 0,
+  deadRows: 0,
+  insertsSinceVacuum: 0,
+  autovacuumEnabled: null,
+  liveRows: 100_000,
+  sinceUpkeepS: null,
+};
 
 describe('upkeepDue', () => {
   it('auto leaves a table to autovacuum when the server runs it', () => {
@@ -43,6 +51,19 @@ describe('upkeepDue', () => {
     const fresh = { ...quiet, reltuples: -1 };
     expect(upkeepDue({ ...fresh, modsSinceAnalyze: 3 }, OFF, 'auto')).toBe('analyze');
     expect(upkeepDue(fresh, OFF, 'auto')).toBeNull();
+  });
+
+  it('waits a naptime after the last VACUUM / ANALYZE of a table, as autovacuum visits a database once per naptime', () => {
+    const due = { ...quiet, modsSinceAnalyze: 20_000, liveRows: 120_000 };
+    expect(upkeepDue({ ...due, sinceUpkeepS: 59 }, OFF, 'auto')).toBeNull();
+    expect(upkeepDue({ ...due, sinceUpkeepS: 60 }, OFF, 'auto')).toBe('analyze');
+    expect(upkeepDue({ ...due, sinceUpkeepS: 5 }, { ...OFF, naptimeS: 1 }, 'auto')).toBe('analyze');
+  });
+
+  it('does not wait for a table that has more than doubled since its estimates were taken (a fresh table filling)', () => {
+    const filling = { ...quiet, reltuples: 100, modsSinceAnalyze: 5_000, liveRows: 5_100, sinceUpkeepS: 10 };
+    expect(upkeepDue(filling, OFF, 'auto')).toBe('analyze');
+    expect(upkeepDue({ ...filling, liveRows: 250 }, OFF, 'auto')).toBeNull();
   });
 
   it('takes the server’s own thresholds', () => {

@@ -269,7 +269,7 @@ export const SETTINGS = {
   DB_UPKEEP_INTERVAL: def(duration(100), '10s', {
     group: 'PostgreSQL',
     roles: ['projector', 'replay'],
-    doc: 'How often the upkeep reads the table statistics to decide (one query; the VACUUM or ANALYZE only when due).',
+    doc: 'How often the upkeep reads the table statistics to decide (one query; the VACUUM or ANALYZE only when due). A table waits `autovacuum_naptime` (the server\'s, 1 min by default) after its last VACUUM / ANALYZE, as under autovacuum, unless it has more than doubled since (a fresh table filling).',
   }),
 
   // Kafka
