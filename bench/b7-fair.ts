@@ -12,8 +12,8 @@ import { createKafka, ensureTopics, partitionForKey, topicPlan, type TopicNames 
 import { post, SECRET, SNAPSHOT } from './b6-e2e.ts';
 import { createBenchDatabase } from './lib/db.ts';
 import { ServerProcess } from './lib/serverProcess.ts';
-import type { NoisyRun, NoisySample } from './b7-noisy.ts';
-import { percentile, round, say, sleep } from './lib/util.ts';
+import type { NoisyReport, NoisyRun } from './b7-noisy.ts';
+import { busyShareSince, machineCpu, percentile, round, say, sleep } from './lib/util.ts';
 
 export interface B7Settings {
   lines_per_request: number;
@@ -73,6 +73,10 @@ export interface B7Phase {
     | null;
   server_event_loop_p99_ms: number;
   server_cpu_ms: number;
+  /** CPU the noisy client process took (it runs on the same machine as the server); 0 alone. */
+  noisy_client_cpu_ms: number;
+  /** Share of the whole machine's CPU (all cores) busy during each round's run of this phase. */
+  machine_busy_by_round: number[];
 }
 
 export interface B7Result {
@@ -247,9 +251,10 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
 
     const quietRate = capacity.lines_per_s * s.quiet_fraction;
     const noisyRate = capacity.lines_per_s * s.noisy_factor;
-    const runs: Record<B7Phase['name'], { samples: Sample[]; p99s: number[]; eventLoopP99: number; cpuMs: number }> = {
-      alone: { samples: [], p99s: [], eventLoopP99: 0, cpuMs: 0 },
-      with_noisy: { samples: [], p99s: [], eventLoopP99: 0, cpuMs: 0 },
+    type Run = { samples: Sample[]; p99s: number[]; eventLoopP99: number; cpuMs: number; noisyCpuMs: number; busy: number[] };
+    const runs: Record<B7Phase['name'], Run> = {
+      alone: { samples: [], p99s: [], eventLoopP99: 0, cpuMs: 0, noisyCpuMs: 0, busy: [] },
+      with_noisy: { samples: [], p99s: [], eventLoopP99: 0, cpuMs: 0, noisyCpuMs: 0, busy: [] },
     };
     for (let k = 0; k < s.rounds; k++)
       for (const name of ['alone', 'with_noisy'] as const) {
@@ -276,6 +281,7 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
             : null;
         await server.ask('reset');
         noisy?.go();
+        const cpuAtStart = machineCpu();
         const t0 = performance.now();
         const end = s.seconds * 1000;
         // Open loop: each stream's request k is due at its offset + k·interval, whatever the answers.
@@ -315,9 +321,13 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
         }
         // Every answer is in (the backlog of the run drained) before the next run starts.
         await Promise.race([Promise.all(pending), sleep(s.drain_timeout_s * 1000)]);
-        if (noisy) for (const x of await noisy.samples(s.drain_timeout_s * 1000)) samples.push({ role: 'noisy', shop: noisyShop, ...x });
+        const busy = busyShareSince(cpuAtStart);
+        const report = noisy ? await noisy.report(s.drain_timeout_s * 1000) : null;
+        for (const x of report?.samples ?? []) samples.push({ role: 'noisy', shop: noisyShop, ...x });
         const stats = await server.ask<{ event_loop_delay_ms: { p99: number }; cpu_ms: number }>('stats');
         const run = runs[name];
+        run.busy.push(round(busy, 2));
+        run.noisyCpuMs += report?.cpu_ms ?? 0;
         run.samples.push(...samples);
         const quietOk = samples.filter((x) => x.role === 'quiet' && x.at >= s.warmup_seconds && x.status === 200).map((x) => x.ms);
         run.p99s.push(round(percentile(quietOk, 99), 1));
@@ -325,7 +335,7 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
         run.cpuMs += stats.cpu_ms;
         const noisyAll = samples.filter((x) => x.role === 'noisy');
         say(
-          `B7 round ${k + 1} ${name}: quiet p50/p99 ${round(percentile(quietOk, 50), 1)}/${run.p99s.at(-1)} ms over ${quietOk.length} answers` +
+          `B7 round ${k + 1} ${name}: quiet p50/p99 ${round(percentile(quietOk, 50), 1)}/${run.p99s.at(-1)} ms over ${quietOk.length} answers; machine ${Math.round(busy * 100)} % busy` +
             (noisyAll.length ? `; noisy ${JSON.stringify(side(noisyAll, s.lines_per_request, s.seconds).statuses)}` : ''),
         );
         await sleep(1000);
@@ -367,6 +377,8 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
           : null,
         server_event_loop_p99_ms: run.eventLoopP99,
         server_cpu_ms: run.cpuMs,
+        noisy_client_cpu_ms: run.noisyCpuMs,
+        machine_busy_by_round: run.busy,
       };
       say(
         `B7 ${name}: quiet p50/p95/p99 ${phase.quiet.p50_ms}/${phase.quiet.p95_ms}/${phase.quiet.p99_ms} ms over ${phase.quiet.requests} requests ${JSON.stringify(phase.quiet.statuses)}` +
@@ -423,15 +435,15 @@ class NoisyClient {
     this.child.send({ type: 'go' });
   }
 
-  samples(timeoutMs: number): Promise<NoisySample[]> {
+  report(timeoutMs: number): Promise<NoisyReport> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.child.kill('SIGKILL');
         reject(new Error('B7: the noisy client did not finish'));
       }, timeoutMs);
-      this.child.once('message', (m: { samples: NoisySample[] }) => {
+      this.child.once('message', (m: NoisyReport) => {
         clearTimeout(timer);
-        resolve(m.samples);
+        resolve(m);
       });
     });
   }

@@ -18,6 +18,13 @@ export interface NoisyRun {
   maxSockets: number;
 }
 
+/** What the noisy client sends back: its answers, and the CPU it took (it runs on the same machine). */
+export interface NoisyReport {
+  type: 'samples';
+  samples: NoisySample[];
+  cpu_ms: number;
+}
+
 export interface NoisySample {
   /** Seconds since the phase started, when the request was due. */
   at: number;
@@ -67,6 +74,11 @@ process.on('message', (m: { type: string }) => {
     run = m as NoisyRun;
     process.send?.({ type: 'ready' });
   } else if (m.type === 'go' && run) {
-    void openLoop(run).then((samples) => process.send?.({ type: 'samples', samples }, () => process.exit(0)));
+    const cpu = process.cpuUsage();
+    void openLoop(run).then((samples) => {
+      const used = process.cpuUsage(cpu);
+      const report: NoisyReport = { type: 'samples', samples, cpu_ms: Math.round((used.user + used.system) / 1000) };
+      process.send?.(report, () => process.exit(0));
+    });
   }
 });

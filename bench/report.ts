@@ -430,7 +430,9 @@ export function renderMarkdown(r: Results): string {
               .map((v) => fmt(v))
               .join(' / ')} ms`,
         )
-        .join('; ')}. p99 with / without the noisy shop: ${fmt(b.p99_ratio ?? undefined)}.`,
+        .join('; ')}. p99 with / without the noisy shop: ${fmt(b.p99_ratio ?? undefined)}. ` +
+        `Machine CPU busy (all cores) by round: ${b.phases.map((ph) => `${ph.name} ${(ph.machine_busy_by_round ?? []).map((v) => `${Math.round(v * 100)} %`).join(' / ')}`).join('; ')}; ` +
+        `the noisy client process took ${fmt(b.phases.find((ph) => ph.name === 'with_noisy')?.noisy_client_cpu_ms ?? undefined)} ms of CPU on the same machine.`,
       '',
     );
   }

@@ -68,6 +68,25 @@ export function machine(): Record<string, unknown> {
   };
 }
 
+/** The machine's CPU time so far (all cores, ms): busy and total, for a share busy between two readings. */
+export function machineCpu(): { busy: number; total: number } {
+  let busy = 0;
+  let total = 0;
+  for (const c of os.cpus()) {
+    const t = c.times;
+    busy += t.user + t.nice + t.sys + t.irq;
+    total += t.user + t.nice + t.sys + t.irq + t.idle;
+  }
+  return { busy, total };
+}
+
+/** The share of the machine's CPU (0..1, all cores) busy since `from`. */
+export function busyShareSince(from: { busy: number; total: number }): number {
+  const now = machineCpu();
+  const total = now.total - from.total;
+  return total > 0 ? (now.busy - from.busy) / total : 0;
+}
+
 /** The installed version of a dependency, resolved from the workspace package that uses it. */
 export function packageVersion(name: string, fromPackageJson: string): string {
   try {
