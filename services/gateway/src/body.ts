@@ -1,4 +1,4 @@
-import express, { type Request, type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ApiError, badRequest } from './errors.ts';
 import { inexactNumbers, mayHoldInexactNumbers, type InexactNumber } from './exactNumbers.ts';
 
@@ -16,27 +16,47 @@ export function inexactNumbersOf(req: Request): InexactNumber[] {
   return inexact.get(req) ?? [];
 }
 
+/** A refusal decided on the raw bytes, carried out of body-parser's verify step (which aborts the parse by throwing). */
+class RefusedBeforeParsing extends Error {
+  readonly answer: ApiError;
+  constructor(answer: ApiError) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(answer.message);
+    Error.stackTraceLimit = limit;
+    this.answer = answer;
+  }
+}
+
+/** Asked with the whole raw body before it is decoded and parsed; an answer refuses the request as it is. */
+export type RefuseBeforeParsing = (res: Response, raw: Buffer) => ApiError | null;
+
 /**
  * JSON body parsing after auth (a request without credentials is refused before its body is
- * read). Any content type is parsed as JSON; the root must be an object (D11).
+ * read). Any content type is parsed as JSON; the root must be an object (D11). `refuseEarly`
+ * (fair admission per shop, issue 16) may refuse a UTF-8 body on its raw bytes, before the
+ * exact-numbers scan, the decoding and JSON.parse.
  */
-export function parseJsonObject(limitBytes: number): RequestHandler[] {
+export function parseJsonObject(limitBytes: number, refuseEarly?: RefuseBeforeParsing): RequestHandler[] {
+  const json = express.json({
+    limit: limitBytes,
+    strict: false,
+    type: () => true,
+    // PostgreSQL text cannot hold NUL; refuse it here rather than fail later in the projector.
+    verify: (req, res, buf, encoding) => {
+      const raw = req as RawBody;
+      raw.rawBodyLength = buf.length;
+      const utf8 = /^utf-?8$/i.test(encoding);
+      const early = utf8 && refuseEarly ? refuseEarly(res as Response, buf) : null;
+      if (early) throw new RefusedBeforeParsing(early);
+      // NUL and lone surrogates can only arrive as \u escapes (raw bytes decode to U+FFFD); in
+      // UTF-16 the bytes of `\u` differ, so such bodies are always checked.
+      raw.hasEscapes = !utf8 || buf.includes('\\u');
+      if (!utf8 || mayHoldInexactNumbers(buf)) raw.risky = { buf, encoding };
+    },
+  });
   return [
-    express.json({
-      limit: limitBytes,
-      strict: false,
-      type: () => true,
-      // PostgreSQL text cannot hold NUL; refuse it here rather than fail later in the projector.
-      verify: (req, _res, buf, encoding) => {
-        const raw = req as RawBody;
-        raw.rawBodyLength = buf.length;
-        const utf8 = /^utf-?8$/i.test(encoding);
-        // NUL and lone surrogates can only arrive as \u escapes (raw bytes decode to U+FFFD); in
-        // UTF-16 the bytes of `\u` differ, so such bodies are always checked.
-        raw.hasEscapes = !utf8 || buf.includes('\\u');
-        if (!utf8 || mayHoldInexactNumbers(buf)) raw.risky = { buf, encoding };
-      },
-    }),
+    (req, res, next) => json(req, res, (err?: unknown) => next(err instanceof RefusedBeforeParsing ? err.answer : err)),
     (req, res, next) => {
       // Cut while it arrived (over the budget, too slow): answered already, the route must not run.
       if (res.headersSent) return;

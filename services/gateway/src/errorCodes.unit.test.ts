@@ -126,7 +126,8 @@ describe('X-Error-Code', () => {
     const first = await answer(`${gw.url}/api/ingest/inventory-snapshot`, {
       method: 'POST',
       headers: auth,
-      body: snapshot('noisy.example', 2),
+      // 3 lines from a bucket of 2: admitted, and 1 line in debt.
+      body: snapshot('noisy.example', 3),
     });
     expect(first.status).toBe(202);
     const refused = await fetch(`${gw.url}/api/ingest/inventory-snapshot`, {

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { parseJsonObject } from './body.ts';
 import { cutRequest } from './cut.ts';
 import { ApiError } from './errors.ts';
+import type { ShopAdmission } from './shopAdmission.ts';
 
 /** What every write route shares: one in-flight budget (D13), the body limit (D11) and the body deadline. */
 export interface Intake {
@@ -9,14 +10,15 @@ export interface Intake {
   bodyLimitBytes: number;
   /** How long a body may take to arrive once its request is admitted (BODY_TIMEOUT, issue 12). */
   bodyTimeoutMs: number;
-  /** Per-shop budgets (issue 16 item 3), checked once the body is parsed and the shop known. */
-  shopAdmission?: RequestHandler;
+  /** Per-shop budgets (issue 16 item 3), checked once the shop is known: on the raw body when it is certain there, else once parsed. */
+  shopAdmission?: ShopAdmission;
 }
 
 /**
  * The front door of every write route, cheapest refusal first (issue 12): credentials and the
  * other header checks of `auth`, then the declared size, then the body deadline and the in-flight
- * budget, then the body, then the shop's own budgets (known only once the body is parsed), all before
+ * budget, then the body, then the shop's own budgets (on the raw body when its shop is certain there,
+ * else once it is parsed), all before
  * the route records or appends anything. An unauthenticated or oversized request is answered without ever holding
  * budget, so one hostile connection cannot make everyone else's requests 429.
  */
@@ -26,7 +28,7 @@ export function intake(auth: RequestHandler, deps: Intake): RequestHandler[] {
     declaredSizeWithin(deps.bodyLimitBytes),
     bodyDeadline(deps.bodyTimeoutMs),
     deps.admission,
-    ...parseJsonObject(deps.bodyLimitBytes),
+    ...parseJsonObject(deps.bodyLimitBytes, deps.shopAdmission?.refusalBeforeParsing),
     ...(deps.shopAdmission ? [deps.shopAdmission] : []),
   ];
 }

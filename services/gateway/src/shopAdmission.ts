@@ -1,5 +1,6 @@
-import type { Request, RequestHandler } from 'express';
-import { tooManyRequests } from './errors.ts';
+import type { Request, RequestHandler, Response } from 'express';
+import { tooManyRequests, type ApiError } from './errors.ts';
+import { MAX_SHOP_LENGTH, peekShop } from './shopPeek.ts';
 
 /** Per-shop budgets of one gateway instance (issue 16 item 3). */
 export interface ShopBudgets {
@@ -9,13 +10,19 @@ export interface ShopBudgets {
   maxInflightRequests: number;
   /** Lines (items, rows) per second a shop's token bucket refills with; 0: no lines/s budget. */
   rateLinesPerS: number;
-  /** The bucket's size: lines a shop may send at once after being idle. */
+  /** The bucket's size: lines a shop may gather while idle (what it sends at once after a pause). */
   burstLines: number;
 }
 
 export type ShopAdmission = RequestHandler & {
   /** What a shop holds now (for tests and metrics); undefined for a shop that holds nothing. */
   held(shop: string): { bytes: number; requests: number } | undefined;
+  /**
+   * The refusal of a body not parsed yet, when its shop is certain from the raw bytes (the cron
+   * route's x-shop header, or peekShop) and over budget; else null and the body is parsed. The same
+   * decision the handler takes after parsing: a refused shop is refused here at a fraction of the cost.
+   */
+  refusalBeforeParsing(res: Response, raw: Buffer): ApiError | null;
 };
 
 interface ShopState {
@@ -26,13 +33,16 @@ interface ShopState {
   at: number;
 }
 
-/** The longest shop the schemas accept: a longer one is the route's 400 and is not remembered here. */
-const MAX_SHOP_LENGTH = 255;
-
-/** The shop of a parsed request: the x-shop header of the cron route (auth.ts), else the body's `shop`. */
-function shopOf(req: Request, locals: Record<string, unknown>): string | null {
+/** The x-shop header of the cron route (auth.ts), when there is one. */
+function headerShop(locals: Record<string, unknown>): string | null {
   const fromHeader = locals['shop'];
-  if (typeof fromHeader === 'string' && fromHeader) return fromHeader;
+  return typeof fromHeader === 'string' && fromHeader ? fromHeader : null;
+}
+
+/** The shop of a parsed request: the x-shop header of the cron route, else the body's `shop`. */
+function shopOf(req: Request, locals: Record<string, unknown>): string | null {
+  const fromHeader = headerShop(locals);
+  if (fromHeader) return fromHeader;
   const body = req.body as Record<string, unknown> | undefined;
   const s = body?.['shop'];
   return typeof s === 'string' && s.trim() && s.length <= MAX_SHOP_LENGTH ? s : null;
@@ -46,12 +56,16 @@ export function linesOf(body: unknown): number {
 }
 
 /**
- * Fair admission per shop (issue 16 item 3): right after the body is parsed (the shop is known only
- * then) and before anything is recorded or appended, a shop over its own budget is answered 429
- * with Retry-After, whatever the other shops do. Three budgets: requests in flight, body bytes in
- * flight (both released when the answer is sent or the connection closes: success, error, client
- * abort, reply timeout alike), and a token bucket of lines per second with a burst. The global
- * in-flight bound (D13, inflight.ts) still runs before this one, as the last line for everyone.
+ * Fair admission per shop (issue 16 item 3): once the body names the shop and before anything is
+ * recorded or appended, a shop over its own budget is answered 429 with Retry-After, whatever the
+ * other shops do. Three budgets: requests in flight, body bytes in flight (both released when the
+ * answer is sent or the connection closes: success, error, client abort, reply timeout alike), and
+ * a token bucket of lines per second: a shop is admitted while its bucket is not empty, and what it
+ * sends is taken from the bucket, into debt when the body is larger than what is left (so the
+ * decision needs no line count, and a refusal can be taken on the raw bytes: refusalBeforeParsing,
+ * which body.ts asks before JSON.parse, so a shop sending far past its budget costs little more than
+ * reading its bytes). The global in-flight bound (D13, inflight.ts) still runs before this one, as
+ * the last line for everyone.
  *
  * Per gateway instance: N instances admit up to N times these budgets for a shop.
  */
@@ -83,6 +97,24 @@ export function shopAdmission(budgets: ShopBudgets, clock: () => number = () => 
       'shop_over_budget',
     );
 
+  /** The one decision, before or after parsing: a refusal, or null to admit. */
+  const decide = (shop: string, s: ShopState, bytes: number): ApiError | null => {
+    if (s.requests >= budgets.maxInflightRequests) return refuse(shop, `${s.requests} requests in flight`, 1);
+    if (s.bytes > 0 && s.bytes + bytes > budgets.maxInflightBytes) return refuse(shop, 'too many bytes in flight', 1);
+    if (budgets.rateLinesPerS > 0 && s.tokens <= 0)
+      return refuse(shop, `over ${budgets.rateLinesPerS} lines/s`, -s.tokens / budgets.rateLinesPerS);
+    return null;
+  };
+
+  const refusalBeforeParsing = (res: Response, raw: Buffer): ApiError | null => {
+    const shop = headerShop(res.locals) ?? peekShop(raw);
+    const s = shop === null ? undefined : shops.get(shop);
+    // A shop that holds nothing and has a full bucket is admitted: it is not remembered.
+    if (!s || shop === null) return null;
+    refill(s, clock());
+    return decide(shop, s, raw.length);
+  };
+
   const handler: RequestHandler = (req, res, next) => {
     if (res.headersSent) return;
     const shop = shopOf(req, res.locals);
@@ -93,20 +125,14 @@ export function shopAdmission(budgets: ShopBudgets, clock: () => number = () => 
     const s = shops.get(shop) ?? { bytes: 0, requests: 0, tokens: budgets.burstLines, at: now };
     refill(s, now);
     const bytes = Number((req as { rawBodyLength?: number }).rawBodyLength ?? 0);
-    const lines = linesOf(req.body);
-    const needed = Math.min(lines, budgets.burstLines);
-    let refusal = null;
-    if (s.requests >= budgets.maxInflightRequests) refusal = refuse(shop, `${s.requests} requests in flight`, 1);
-    else if (s.bytes > 0 && s.bytes + bytes > budgets.maxInflightBytes) refusal = refuse(shop, 'too many bytes in flight', 1);
-    else if (budgets.rateLinesPerS > 0 && s.tokens < needed)
-      refusal = refuse(shop, `over ${budgets.rateLinesPerS} lines/s`, (needed - s.tokens) / budgets.rateLinesPerS);
+    const refusal = decide(shop, s, bytes);
     if (refusal) {
       shops.set(shop, s);
       forgetIfIdle(shop, s);
       return next(refusal);
     }
-    // A body larger than the burst is admitted on a full bucket and leaves it in debt.
-    if (budgets.rateLinesPerS > 0) s.tokens -= lines;
+    // Taken from the bucket, into debt when the body is larger than what is left.
+    if (budgets.rateLinesPerS > 0) s.tokens -= linesOf(req.body);
     s.requests += 1;
     s.bytes += bytes;
     shops.set(shop, s);
@@ -124,6 +150,7 @@ export function shopAdmission(budgets: ShopBudgets, clock: () => number = () => 
     next();
   };
   return Object.assign(handler, {
+    refusalBeforeParsing,
     held: (shop: string) => {
       const s = shops.get(shop);
       return s && (s.requests > 0 || s.bytes > 0) ? { bytes: s.bytes, requests: s.requests } : undefined;

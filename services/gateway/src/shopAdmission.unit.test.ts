@@ -71,10 +71,11 @@ describe('fair admission per shop (issue 16 item 3)', () => {
 
   it('a shop past its lines/s bucket gets 429 + Retry-After for that shop, nothing appended; another shop is admitted at once', async () => {
     const gw = await start({ shopRateLinesPerS: 1, shopBurstLines: 10 });
-    expect((await post(gw, products('noisy.example', 10))).status).toBe(202);
-    const refused = await post(gw, products('noisy.example', 2));
+    // Admitted while the bucket is not empty; 12 lines from 10 leave it 2 lines in debt.
+    expect((await post(gw, products('noisy.example', 12))).status).toBe(202);
+    const refused = await post(gw, products('noisy.example', 1));
     await expectShop429(refused, 'noisy.example');
-    // One line a second: two lines are due in about 2 s.
+    // One line a second: the debt of two lines is paid in about 2 s.
     expect(Number(refused.headers.get('retry-after'))).toBe(2);
     expect(gw.appended.map((c) => c.shop)).toEqual(['noisy.example']);
     expect((await post(gw, products('quiet.example', 10))).status).toBe(202);
@@ -87,13 +88,45 @@ describe('fair admission per shop (issue 16 item 3)', () => {
     await expectShop429(await post(gw, products('big.example', 1)), 'big.example');
   });
 
+  it('admitted while the bucket holds anything: a body of 5 lines on 1 line left goes through and leaves debt', async () => {
+    const gw = await start({ shopRateLinesPerS: 1, shopBurstLines: 10 });
+    expect((await post(gw, products('edge.example', 9))).status).toBe(202);
+    expect((await post(gw, products('edge.example', 5))).status).toBe(202);
+    await expectShop429(await post(gw, products('edge.example', 1)), 'edge.example');
+  });
+
+  it('a shop over budget is refused on the raw body, before it is parsed: whatever follows its shop is not read', async () => {
+    const gw = await start({ shopRateLinesPerS: 1, shopBurstLines: 1 });
+    expect((await post(gw, products('raw.example', 3))).status).toBe(202);
+    // Not JSON after the shop: parsed, it would be a 400; its shop is certain from the bytes, and over budget.
+    await expectShop429(await post(gw, '{"shop":"raw.example","products":[{"barcode":'), 'raw.example');
+    // Another shop's broken body is parsed and refused as before.
+    expect((await post(gw, '{"shop":"other.example","products":[{"barcode":')).status).toBe(400);
+    expect(gw.appended.map((c) => c.shop)).toEqual(['raw.example']);
+  });
+
+  it('where the raw body does not make the shop certain, it is read from the parsed body, with the same decision', async () => {
+    const gw = await start({ shopRateLinesPerS: 1, shopBurstLines: 1 });
+    expect((await post(gw, products('late.example', 3))).status).toBe(202);
+    // Shop not the first key; shop spelled with an escape; shop given twice (JSON.parse keeps the last).
+    await expectShop429(
+      await post(gw, JSON.stringify({ products: [{ barcode: 'B', product_name: 'N' }], shop: 'late.example' })),
+      'late.example',
+    );
+    await expectShop429(await post(gw, '{"shop":"late\u002eexample","products":[{"barcode":"B","product_name":"N"}]}'), 'late.example');
+    expect((await post(gw, '{"shop":"late.example","shop":"fresh.example","products":[{"barcode":"B","product_name":"N"}]}')).status).toBe(
+      202,
+    );
+    expect(gw.appended.map((c) => c.shop)).toEqual(['late.example', 'fresh.example']);
+  });
+
   it('the x-shop header of products bulk-upsert names the shop', async () => {
     const gw = await start({ shopRateLinesPerS: 1, shopBurstLines: 3 });
     const bulk = (shop: string) =>
       fetch(`${gw.url}/api/products/bulk-upsert`, {
         method: 'POST',
         headers: { 'x-cron-secret': TEST_CRON_SECRET, 'x-shop': shop, 'content-type': 'application/json' },
-        body: JSON.stringify({ products: [1, 2, 3].map((i) => ({ barcode: `B${i}`, product_name: 'N' })) }),
+        body: JSON.stringify({ products: [1, 2, 3, 4].map((i) => ({ barcode: `B${i}`, product_name: 'N' })) }),
       });
     expect((await bulk('cron.example')).status).toBe(202);
     await expectShop429(await bulk('cron.example'), 'cron.example');

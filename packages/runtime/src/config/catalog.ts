@@ -149,7 +149,7 @@ export const SETTINGS = {
   SHOP_BURST_LINES: def(integer(1), '50000', {
     group: 'Admission',
     roles: ['gateway'],
-    doc: 'Size of that token bucket: lines a shop may send at once after being idle. A body with more lines than this is admitted on a full bucket.',
+    doc: 'Size of that token bucket: lines a shop gathers while idle. A shop is admitted while its bucket is not empty; a body with more lines than are left takes the bucket into debt, paid back at `SHOP_RATE_LINES_PER_S`.',
   }),
 
   // Projector
@@ -269,7 +269,7 @@ export const SETTINGS = {
   DB_UPKEEP_INTERVAL: def(duration(100), '10s', {
     group: 'PostgreSQL',
     roles: ['projector', 'replay'],
-    doc: 'How often the upkeep reads the table statistics to decide (one query; the VACUUM or ANALYZE only when due). A table waits `autovacuum_naptime` (the server\'s, 1 min by default) after its last VACUUM / ANALYZE, as under autovacuum, unless it has more than doubled since (a fresh table filling).',
+    doc: "How often the upkeep reads the table statistics to decide (one query; the VACUUM or ANALYZE only when due). A table waits `autovacuum_naptime` (the server's, 1 min by default) after its last VACUUM / ANALYZE, as under autovacuum, unless it has more than doubled since (a fresh table filling).",
   }),
 
   // Kafka
