@@ -92,7 +92,7 @@ export function post(
   agent: Agent,
   port: number,
   path: string,
-  body: string,
+  body: string | Buffer,
 ): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(

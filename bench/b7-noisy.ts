@@ -34,6 +34,8 @@ export interface NoisySample {
 }
 
 async function openLoop(run: NoisyRun): Promise<NoisySample[]> {
+  // Encoded once: the load generator shares the machine with the server, and is not what is measured.
+  const bodies = run.bodies.map((b) => Buffer.from(b));
   const agent = new Agent({ keepAlive: true, maxSockets: run.maxSockets });
   const samples: NoisySample[] = [];
   const pending: Array<Promise<void>> = [];
@@ -46,7 +48,7 @@ async function openLoop(run: NoisyRun): Promise<NoisySample[]> {
     while (next <= now && next < end) {
       const due = next;
       next += run.intervalMs;
-      const body = run.bodies[n++ % run.bodies.length]!;
+      const body = bodies[n++ % bodies.length]!;
       pending.push(
         post(agent, run.port, run.path, body).then(
           (r) =>
