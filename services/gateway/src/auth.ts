@@ -7,20 +7,25 @@ import { badRequest, notConfigured, unauthorized } from './errors.ts';
  * neither the content nor the length leaks, and every configured secret is compared (no early exit).
  */
 export function secretMatches(provided: string | undefined, secrets: readonly string[]): boolean {
-  if (provided === undefined) return false;
-  const p = createHash('sha256').update(provided).digest();
+  return matchedDigest(provided, secrets.map(sha256)) !== null;
+}
+
+const sha256 = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+/** The provided secret's digest when it matches one of `digests` (the configured secrets', hashed once), else null. */
+function matchedDigest(provided: string | undefined, digests: readonly Buffer[]): Buffer | null {
+  if (provided === undefined) return null;
+  const p = sha256(provided);
   let ok = false;
-  for (const s of secrets) ok = timingSafeEqual(p, createHash('sha256').update(s).digest()) || ok;
-  return ok;
+  for (const d of digests) ok = timingSafeEqual(p, d) || ok;
+  return ok ? p : null;
 }
 
 /**
  * Who sent a request, for scoping its Idempotency-Key (issue 16): the kind of secret and a hash of
  * the one that authenticated it, never the secret itself.
  */
-export function credentialId(kind: 'ingest' | 'cron', secret: string): string {
-  return `${kind}:${createHash('sha256').update(secret).digest('hex')}`;
-}
+const credentialOf = (kind: 'ingest' | 'cron', digest: Buffer): string => `${kind}:${digest.toString('hex')}`;
 
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
@@ -28,22 +33,24 @@ function header(value: string | string[] | undefined): string | undefined {
 
 /** `/api/ingest/*`, order lines, admin: x-ingest-secret (spec Authentication rules 1, 2). */
 export function requireIngestSecret(secrets: readonly string[]): RequestHandler {
+  const digests = secrets.map(sha256);
   return (req, res, next) => {
     if (secrets.length === 0) return next(notConfigured('INGEST_SECRET'));
-    const provided = header(req.headers['x-ingest-secret']);
-    if (!secretMatches(provided, secrets)) return next(unauthorized());
-    res.locals['credential'] = credentialId('ingest', provided ?? '');
+    const matched = matchedDigest(header(req.headers['x-ingest-secret']), digests);
+    if (!matched) return next(unauthorized());
+    res.locals['credential'] = credentialOf('ingest', matched);
     next();
   };
 }
 
 /** `/api/products/bulk-upsert`: x-cron-secret and x-shop (D8). */
 export function requireCronSecret(secrets: readonly string[]): RequestHandler {
+  const digests = secrets.map(sha256);
   return (req, res, next) => {
     if (secrets.length === 0) return next(notConfigured('CRON_SECRET'));
-    const provided = header(req.headers['x-cron-secret']);
-    if (!secretMatches(provided, secrets)) return next(unauthorized());
-    res.locals['credential'] = credentialId('cron', provided ?? '');
+    const matched = matchedDigest(header(req.headers['x-cron-secret']), digests);
+    if (!matched) return next(unauthorized());
+    res.locals['credential'] = credentialOf('cron', matched);
     const shop = header(req.headers['x-shop'])?.trim();
     if (!shop) return next(badRequest('x-shop header required', 'invalid_header'));
     if (shop.length > 255) return next(badRequest('x-shop must be at most 255 characters', 'invalid_header'));

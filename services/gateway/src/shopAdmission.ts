@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { tooManyRequests, type ApiError } from './errors.ts';
-import { MAX_SHOP_LENGTH, peekShop } from './shopPeek.ts';
+import { firstShop, MAX_SHOP_LENGTH } from './shopPeek.ts';
 
 /** Per-shop budgets of one gateway instance (issue 16 item 3). */
 export interface ShopBudgets {
@@ -107,12 +107,15 @@ export function shopAdmission(budgets: ShopBudgets, clock: () => number = () => 
   };
 
   const refusalBeforeParsing = (res: Response, raw: Buffer): ApiError | null => {
-    const shop = headerShop(res.locals) ?? peekShop(raw);
-    const s = shop === null ? undefined : shops.get(shop);
+    const fromHeader = headerShop(res.locals);
+    const first = fromHeader === null ? firstShop(raw) : { shop: fromHeader, certain: () => true };
+    const s = first && shops.get(first.shop);
     // A shop that holds nothing and has a full bucket is admitted: it is not remembered.
-    if (!s || shop === null) return null;
+    if (!first || !s) return null;
     refill(s, clock());
-    return decide(shop, s, raw.length);
+    const refusal = decide(first.shop, s, raw.length);
+    // The scans that make the shop certain run only for a refusal: an admitted body is parsed anyway.
+    return refusal && first.certain() ? refusal : null;
   };
 
   const handler: RequestHandler = (req, res, next) => {

@@ -24,6 +24,15 @@ function skipWhitespace(buf: Buffer, i: number): number {
  * character, is null: the body is parsed and the shop read from the result.
  */
 export function peekShop(buf: Buffer): string | null {
+  const first = firstShop(buf);
+  return first && first.certain() ? first.shop : null;
+}
+
+/**
+ * The first step of peekShop, in O(length of the shop): the value of a leading `"shop"` key, and
+ * the check (two scans of the whole body) that makes it certain, to run only when it matters.
+ */
+export function firstShop(buf: Buffer): { shop: string; certain(): boolean } | null {
   let i = skipWhitespace(buf, 0);
   if (buf[i] !== 0x7b) return null;
   i = skipWhitespace(buf, i + 1);
@@ -37,10 +46,9 @@ export function peekShop(buf: Buffer): string | null {
   const to = buf.indexOf(QUOTE, from);
   // A UTF-8 character is at most 4 bytes: a longer value cannot be a shop the schemas accept.
   if (to < 0 || to - from > 4 * MAX_SHOP_LENGTH) return null;
-  if (buf.includes(BACKSLASH) || buf.indexOf(SHOP_KEY, keyAt + SHOP_KEY.length) >= 0) return null;
   const shop = buf.toString('utf8', from, to);
   // Control characters are invalid in a JSON string; U+FFFD may stand for bytes that were not UTF-8.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\ufffd]/.test(shop) || !shop.trim() || shop.length > MAX_SHOP_LENGTH) return null;
-  return shop;
+  return { shop, certain: () => !buf.includes(BACKSLASH) && buf.indexOf(SHOP_KEY, keyAt + SHOP_KEY.length) < 0 };
 }
