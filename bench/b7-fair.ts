@@ -1,8 +1,10 @@
 // B7 fair admission per shop (issue 16 item 3): the real pipeline (b6-server.ts `pipeline`: runGateway
 // + runProjector in a forked process), open-loop inventory snapshots. Phase `alone`: three quiet shops
 // at a tenth of the pipeline's capacity each. Phase `with_noisy`: the same, plus one shop offering ten
-// times the capacity. The two phases alternate for a few rounds (the machine is shared: what else runs
-// on it changes over minutes, and both phases should see the same). The quiet shops' p99 of the two
+// times the capacity. Phase `fair_share` (the control): the same fourth shop offering only its share, a
+// tenth, as the quiet ones do: what the noisy shop's admitted quota costs the others by itself, without
+// its refusals. The phases alternate for a few rounds (the machine is shared: what else runs on it
+// changes over minutes, and every phase should see the same). The quiet shops' p99 of the two
 // phases is compared (target: within 1.5×), and every answer the noisy shop got must be 200/202 or 429
 // with Retry-After (never a 5xx).
 import { fork, type ChildProcess } from 'node:child_process';
@@ -19,7 +21,7 @@ export interface B7Settings {
   lines_per_request: number;
   /** Length of each phase in a round; the first `warmup_seconds` of each are not counted. */
   seconds: number;
-  /** Rounds of the two phases, alternating (alone, with_noisy, alone, …). */
+  /** Rounds of the phases, alternating (alone, fair_share, with_noisy, alone, …). */
   rounds: number;
   warmup_seconds: number;
   quiet_shops: number;
@@ -35,6 +37,9 @@ export interface B7Settings {
   shop_rate_fraction: number;
   drain_timeout_s: number;
 }
+
+const PHASES = ['alone', 'fair_share', 'with_noisy'] as const;
+type PhaseName = (typeof PHASES)[number];
 
 interface Sample {
   role: 'quiet' | 'noisy';
@@ -58,7 +63,7 @@ export interface B7Side {
 }
 
 export interface B7Phase {
-  name: 'alone' | 'with_noisy';
+  name: PhaseName;
   /** Quiet p99 of each round's run of this phase. */
   quiet_p99_ms_by_round: number[];
   quiet: B7Side & { p99_ms_by_shop: Record<string, number> };
@@ -91,6 +96,10 @@ export interface B7Result {
   phases: B7Phase[];
   /** Quiet shops' p99 with the noisy shop / without it. */
   p99_ratio: number | null;
+  /** Quiet shops' p99 beside a fourth shop sending only its share / without it (the control). */
+  p99_ratio_fair_share: number | null;
+  /** Quiet shops' p99 beside the noisy shop / beside the same shop sending only its share: what its refusals cost. */
+  p99_ratio_noisy_vs_fair_share: number | null;
   /** Every answer of the noisy shop was 200/202 or a 429 with Retry-After. */
   noisy_only_429_with_retry_after: boolean;
 }
@@ -254,12 +263,10 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
     const quietRate = capacity.lines_per_s * s.quiet_fraction;
     const noisyRate = capacity.lines_per_s * s.noisy_factor;
     type Run = { samples: Sample[]; p99s: number[]; eventLoopP99: number; cpuMs: number; noisyCpuMs: number; busy: number[] };
-    const runs: Record<B7Phase['name'], Run> = {
-      alone: { samples: [], p99s: [], eventLoopP99: 0, cpuMs: 0, noisyCpuMs: 0, busy: [] },
-      with_noisy: { samples: [], p99s: [], eventLoopP99: 0, cpuMs: 0, noisyCpuMs: 0, busy: [] },
-    };
+    const newRun = (): Run => ({ samples: [], p99s: [], eventLoopP99: 0, cpuMs: 0, noisyCpuMs: 0, busy: [] });
+    const runs: Record<PhaseName, Run> = { alone: newRun(), fair_share: newRun(), with_noisy: newRun() };
     for (let k = 0; k < s.rounds; k++)
-      for (const name of ['alone', 'with_noisy'] as const) {
+      for (const name of PHASES) {
         const streams = shops
           .filter((x) => x.role === 'quiet')
           .map((x) => ({ ...x, intervalMs: (1000 * s.lines_per_request) / quietRate, next: 0 }));
@@ -270,13 +277,13 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
         // The noisy shop is a client process of its own (b7-noisy.ts), as another retailer would be.
         const noisyShop = shops.find((x) => x.role === 'noisy')!.shop;
         const noisy =
-          name === 'with_noisy'
+          name !== 'alone'
             ? await NoisyClient.start({
                 type: 'run',
                 port,
                 path: SNAPSHOT,
                 bodies: bodies.get(noisyShop)!,
-                intervalMs: (1000 * s.lines_per_request) / noisyRate,
+                intervalMs: (1000 * s.lines_per_request) / (name === 'with_noisy' ? noisyRate : quietRate),
                 seconds: s.seconds,
                 maxSockets: 256,
               })
@@ -344,7 +351,7 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
       }
 
     const windowS = s.rounds * (s.seconds - s.warmup_seconds);
-    const phases: B7Phase[] = (['alone', 'with_noisy'] as const).map((name) => {
+    const phases: B7Phase[] = PHASES.map((name) => {
       const run = runs[name];
       const counted = run.samples.filter((x) => x.at >= s.warmup_seconds);
       const quiet = counted.filter((x) => x.role === 'quiet');
@@ -390,8 +397,10 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
       );
       return phase;
     });
-    const [alone, withNoisy] = phases;
+    const [alone, fairShare, withNoisy] = phases;
     const n = withNoisy?.noisy;
+    const ratio = (a: B7Phase | undefined, b: B7Phase | undefined): number | null =>
+      a && b && b.quiet.p99_ms > 0 ? round(a.quiet.p99_ms / b.quiet.p99_ms, 3) : null;
     return {
       settings: s,
       capacity_lines_per_s: capacity.lines_per_s,
@@ -401,7 +410,9 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
       shop_burst_lines: burst,
       shops,
       phases,
-      p99_ratio: alone && withNoisy && alone.quiet.p99_ms > 0 ? round(withNoisy.quiet.p99_ms / alone.quiet.p99_ms, 3) : null,
+      p99_ratio: ratio(withNoisy, alone),
+      p99_ratio_fair_share: ratio(fairShare, alone),
+      p99_ratio_noisy_vs_fair_share: ratio(withNoisy, fairShare),
       noisy_only_429_with_retry_after: !!n && n.other === 0 && n.count_429 === n.count_429_with_retry_after && n.count_429 > 0,
     };
   } finally {

@@ -402,8 +402,8 @@ export function renderMarkdown(r: Results): string {
     L.push('## B7 fair admission per shop', '');
     L.push(
       `Open loop (arrivals by the clock): ${fmt(b.settings.lines_per_request)}-line inventory snapshots (every line changed) through the real pipeline (b6-server.ts \`pipeline\`: runGateway + runProjector in a forked process, ${b.settings.partitions}-partition commands topic; each shop on its own partition). ` +
-        `Capacity ${fmt(b.capacity_lines_per_s)} lines/s (${b.capacity_source}, before the phases, with no per-shop limits; B6's figure on a quiet machine: ${fmt(b.b6_capacity_lines_per_s ?? undefined)}). Phase **alone**: ${b.settings.quiet_shops} quiet shops at ${b.settings.quiet_fraction * 100}% of the capacity each; phase **with_noisy**: the same plus one shop offering ${b.settings.noisy_factor}× the capacity, sent by a client process of its own (b7-noisy.ts). ` +
-        `${b.settings.rounds} round(s) of the two phases, alternating, ${b.settings.seconds} s each; the first ${b.settings.warmup_seconds} s of each are not counted in the latencies. Gateway per-shop budgets: \`SHOP_RATE_LINES_PER_S\`=${fmt(b.shop_rate_lines_per_s)} (${b.settings.shop_rate_fraction * 100}% of the capacity), \`SHOP_BURST_LINES\`=${fmt(b.shop_burst_lines)}, the other settings at their defaults. ` +
+        `Capacity ${fmt(b.capacity_lines_per_s)} lines/s (${b.capacity_source}, before the phases, with no per-shop limits; B6's figure on a quiet machine: ${fmt(b.b6_capacity_lines_per_s ?? undefined)}). Phase **alone**: ${b.settings.quiet_shops} quiet shops at ${b.settings.quiet_fraction * 100}% of the capacity each; phase **with_noisy**: the same plus one shop offering ${b.settings.noisy_factor}× the capacity, sent by a client process of its own (b7-noisy.ts); phase **fair_share** (the control): the same fourth shop offering only its share, ${b.settings.quiet_fraction * 100}% (what its admitted quota costs the others, without its refusals). ` +
+        `${b.settings.rounds} round(s) of the phases, alternating, ${b.settings.seconds} s each; the first ${b.settings.warmup_seconds} s of each are not counted in the latencies. Gateway per-shop budgets: \`SHOP_RATE_LINES_PER_S\`=${fmt(b.shop_rate_lines_per_s)} (${b.settings.shop_rate_fraction * 100}% of the capacity), \`SHOP_BURST_LINES\`=${fmt(b.shop_burst_lines)}, the other settings at their defaults. ` +
         "Latency: from the request's due time to its answer (200 answers only).",
       '',
     );
@@ -430,7 +430,9 @@ export function renderMarkdown(r: Results): string {
               .map((v) => fmt(v))
               .join(' / ')} ms`,
         )
-        .join('; ')}. p99 with / without the noisy shop: ${fmt(b.p99_ratio ?? undefined)}. ` +
+        .join(
+          '; ',
+        )}. p99 with / without the noisy shop: ${fmt(b.p99_ratio ?? undefined)}; beside the fourth shop sending its share / alone: ${fmt(b.p99_ratio_fair_share ?? undefined)}; with the noisy shop / beside it sending its share: ${fmt(b.p99_ratio_noisy_vs_fair_share ?? undefined)}. ` +
         `Machine CPU busy (all cores) by round: ${b.phases.map((ph) => `${ph.name} ${(ph.machine_busy_by_round ?? []).map((v) => `${Math.round(v * 100)} %`).join(' / ')}`).join('; ')}; ` +
         `the noisy client process took ${fmt(b.phases.find((ph) => ph.name === 'with_noisy')?.noisy_client_cpu_ms ?? undefined)} ms of CPU on the same machine.`,
       '',
