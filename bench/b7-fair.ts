@@ -429,9 +429,12 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
 /** The noisy shop's client process (b7-noisy.ts). */
 class NoisyClient {
   private readonly child: ChildProcess;
+  /** Listened for from the start: a client that finishes before report() is called (fair_share) is not missed. */
+  private readonly finished: Promise<NoisyReport>;
 
   private constructor(child: ChildProcess) {
     this.child = child;
+    this.finished = new Promise((resolve) => child.once('message', (m: NoisyReport) => resolve(m)));
   }
 
   static async start(run: NoisyRun): Promise<NoisyClient> {
@@ -448,16 +451,18 @@ class NoisyClient {
     this.child.send({ type: 'go' });
   }
 
-  report(timeoutMs: number): Promise<NoisyReport> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+  async report(timeoutMs: number): Promise<NoisyReport> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
         this.child.kill('SIGKILL');
         reject(new Error('B7: the noisy client did not finish'));
       }, timeoutMs);
-      this.child.once('message', (m: NoisyReport) => {
-        clearTimeout(timer);
-        resolve(m);
-      });
     });
+    try {
+      return await Promise.race([this.finished, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
