@@ -333,7 +333,11 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
         const busy = busyShareSince(cpuAtStart);
         const report = noisy ? await noisy.report(s.drain_timeout_s * 1000) : null;
         for (const x of report?.samples ?? []) samples.push({ role: 'noisy', shop: noisyShop, ...x });
-        const stats = await server.ask<{ event_loop_delay_ms: { p99: number }; cpu_ms: number }>('stats');
+        const stats = await server.ask<{
+          event_loop_delay_ms: { p99: number; max: number };
+          cpu_ms: number;
+          gc_ms: { max: number; total: number };
+        }>('stats');
         const run = runs[name];
         run.busy.push(round(busy, 2));
         run.noisyCpuMs += report?.cpu_ms ?? 0;
@@ -344,8 +348,15 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
         run.cpuMs += stats.cpu_ms;
         const noisyAll = samples.filter((x) => x.role === 'noisy');
         say(
-          `B7 round ${k + 1} ${name}: quiet p50/p99 ${round(percentile(quietOk, 50), 1)}/${run.p99s.at(-1)} ms over ${quietOk.length} answers; machine ${Math.round(busy * 100)} % busy` +
-            (noisyAll.length ? `; noisy ${JSON.stringify(side(noisyAll, s.lines_per_request, s.seconds).statuses)}` : ''),
+          `B7 round ${k + 1} ${name}: quiet p50/p99 ${round(percentile(quietOk, 50), 1)}/${run.p99s.at(-1)} ms over ${quietOk.length} answers; machine ${Math.round(busy * 100)} % busy; server event loop p99/max ${stats.event_loop_delay_ms.p99}/${stats.event_loop_delay_ms.max} ms, GC longest/total ${stats.gc_ms.max}/${stats.gc_ms.total} ms` +
+            (noisyAll.length ? `; noisy ${JSON.stringify(side(noisyAll, s.lines_per_request, s.seconds).statuses)}` : '') +
+            // When the slowest quiet answers were due (s into the phase): together, or spread out.
+            `; slowest quiet ${samples
+              .filter((x) => x.role === 'quiet' && x.at >= s.warmup_seconds && x.status === 200)
+              .sort((a, b) => b.ms - a.ms)
+              .slice(0, 5)
+              .map((x) => `${Math.round(x.ms)} ms at ${round(x.at, 1)} s`)
+              .join(', ')}`,
         );
         await sleep(1000);
       }

@@ -41,14 +41,23 @@ export class ServerProcess {
 
 /** The server side of the protocol: event-loop delay and CPU since the last 'reset'; `stop` runs on 'stop'. */
 export async function serveBench(port: number, stop: () => Promise<void>): Promise<void> {
-  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  const { monitorEventLoopDelay, PerformanceObserver } = await import('node:perf_hooks');
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   let cpu = process.cpuUsage();
+  // Garbage collection since the last reset: the longest pause and the time spent (the main thread stops).
+  let gc = { max_ms: 0, total_ms: 0 };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gc.max_ms = Math.max(gc.max_ms, e.duration);
+      gc.total_ms += e.duration;
+    }
+  }).observe({ entryTypes: ['gc'] });
   process.on('message', (m: { type: string }) => {
     if (m.type === 'reset') {
       delay.reset();
       cpu = process.cpuUsage();
+      gc = { max_ms: 0, total_ms: 0 };
       process.send?.({ type: 'reset' });
     } else if (m.type === 'stats') {
       const used = process.cpuUsage(cpu);
@@ -57,6 +66,7 @@ export async function serveBench(port: number, stop: () => Promise<void>): Promi
         type: 'stats',
         event_loop_delay_ms: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max), mean: ms(delay.mean) },
         cpu_ms: Math.round((used.user + used.system) / 1000),
+        gc_ms: { max: Math.round(gc.max_ms * 10) / 10, total: Math.round(gc.total_ms) },
       });
     } else if (m.type === 'stop') {
       void stop().finally(() => process.exit(0));
