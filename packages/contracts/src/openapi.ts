@@ -513,7 +513,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
           content: json(r('payloadError'), exampleOf('payloadError')),
         },
         TooManyRequests: error(
-          `Over the in-flight bytes or the projector backlog (D13)${planned.perShopRateLimit ? ", or over the shop's rate" : ''}: send again after Retry-After.`,
+          `Over the in-flight bytes or the projector backlog (D13)${planned.perShopRateLimit ? ', or this shop over its own budget (requests or bytes in flight, lines per second; `shop_over_budget`, other shops are served)' : ''}: send again after Retry-After.`,
           { ok: false, error: 'too many requests in flight; retry later' },
           retryAfter,
           429,
