@@ -17,10 +17,10 @@ export interface Intake {
 /**
  * The front door of every write route, cheapest refusal first (issue 12): credentials and the
  * other header checks of `auth`, then the declared size, then the body deadline and the in-flight
- * budget, then the body, then the shop's own budgets (on the raw body when its shop is certain there,
- * else once it is parsed), all before
- * the route records or appends anything. An unauthenticated or oversized request is answered without ever holding
- * budget, so one hostile connection cannot make everyone else's requests 429.
+ * budget, then the body, then the shop's own budgets (on the raw body when its shop is certain
+ * there, else once it is parsed), all before the route records or appends anything. An
+ * unauthenticated or oversized request is answered without ever holding budget, so one hostile
+ * connection cannot make everyone else's requests 429.
  */
 export function intake(auth: RequestHandler, deps: Intake): RequestHandler[] {
   return [
