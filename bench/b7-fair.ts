@@ -10,6 +10,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createKafka, ensureTopics, partitionForKey, topicPlan, type TopicNames } from '@ingest/kafka';
 import { post, SECRET, SNAPSHOT } from './b6-e2e.ts';
 import { createBenchDatabase } from './lib/db.ts';
@@ -291,6 +292,10 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
         await server.ask('reset');
         noisy?.go();
         const cpuAtStart = machineCpu();
+        // The load generator's own event loop: a stall here (this process not scheduled on a busy
+        // machine) delays the quiet requests' sending and reading, and counts in their latency.
+        const clientLoop = monitorEventLoopDelay({ resolution: 10 });
+        clientLoop.enable();
         const t0 = performance.now();
         const end = s.seconds * 1000;
         // Open loop: each stream's request k is due at its offset + k·interval, whatever the answers.
@@ -331,6 +336,8 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
         // Every answer is in (the backlog of the run drained) before the next run starts.
         await Promise.race([Promise.all(pending), sleep(s.drain_timeout_s * 1000)]);
         const busy = busyShareSince(cpuAtStart);
+        clientLoop.disable();
+        const clientLoopMaxMs = round(clientLoop.max / 1e6, 1);
         const report = noisy ? await noisy.report(s.drain_timeout_s * 1000) : null;
         for (const x of report?.samples ?? []) samples.push({ role: 'noisy', shop: noisyShop, ...x });
         const stats = await server.ask<{
@@ -348,7 +355,7 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
         run.cpuMs += stats.cpu_ms;
         const noisyAll = samples.filter((x) => x.role === 'noisy');
         say(
-          `B7 round ${k + 1} ${name}: quiet p50/p99 ${round(percentile(quietOk, 50), 1)}/${run.p99s.at(-1)} ms over ${quietOk.length} answers; machine ${Math.round(busy * 100)} % busy; server event loop p99/max ${stats.event_loop_delay_ms.p99}/${stats.event_loop_delay_ms.max} ms, GC longest/total ${stats.gc_ms.max}/${stats.gc_ms.total} ms` +
+          `B7 round ${k + 1} ${name}: quiet p50/p99 ${round(percentile(quietOk, 50), 1)}/${run.p99s.at(-1)} ms over ${quietOk.length} answers; machine ${Math.round(busy * 100)} % busy; server event loop p99/max ${stats.event_loop_delay_ms.p99}/${stats.event_loop_delay_ms.max} ms, the quiet client's max ${clientLoopMaxMs} ms, GC longest/total ${stats.gc_ms.max}/${stats.gc_ms.total} ms` +
             (noisyAll.length ? `; noisy ${JSON.stringify(side(noisyAll, s.lines_per_request, s.seconds).statuses)}` : '') +
             // When the slowest quiet answers were due (s into the phase): together, or spread out.
             `; slowest quiet ${samples
