@@ -111,6 +111,12 @@ export function projectorMetrics(registry: Registry, lag: PartitionLag = new Par
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
+    transaction: new Histogram({
+      name: 'projector_transaction_seconds',
+      help: "One projector transaction, from its start to its commit: a group of commands, or one command (its retries included); a stall shows here whole, where projector_command_seconds spreads a group's time over its commands",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
     lagOffsets: new Gauge({
       name: 'projector_lag_offsets',
       help: 'Commands not yet projected, per partition (after the last batch)',

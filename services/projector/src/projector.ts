@@ -65,7 +65,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const { pool, log } = deps;
   const maxAttempts = deps.maxAttempts ?? 3;
   const baseBackoff = deps.retryBackoffMs ?? 100;
-  const { applied, retries, retrying, groupSize, duration, lagOffsets, lag } = projectorMetrics(deps.registry);
+  const { applied, retries, retrying, groupSize, duration, transaction, lagOffsets, lag } = projectorMetrics(deps.registry);
 
   /**
    * Runs `fn` until it succeeds: transient failures are retried with backoff while the consumer
@@ -214,6 +214,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     if (outcome === 'duplicate') log.info({ command_id: c.command_id, ...at }, 'duplicate command skipped (D4)');
     else log.debug({ command_id: c.command_id, kind: c.kind, outcome, ...at }, 'command projected');
     duration.observe({ kind: c.kind }, (performance.now() - started) / 1000);
+    transaction.observe((performance.now() - started) / 1000);
     lag.applied(m.partition, Date.parse(c.received_at));
     await failpoint('projector.after-commit-before-ack');
   };
@@ -294,8 +295,10 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       return 0;
     }
     const last = group[group.length - 1] as { m: IncomingMessage; c: Command };
-    const each = (performance.now() - started) / 1000 / group.length;
+    const total = (performance.now() - started) / 1000;
+    const each = total / group.length;
     groupSize.observe(group.length);
+    transaction.observe(total);
     group.forEach(({ c }, i) => {
       applied.inc({ kind: c.kind, outcome: outcomes[i] });
       duration.observe({ kind: c.kind }, each);
