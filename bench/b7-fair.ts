@@ -4,9 +4,9 @@
 // times the capacity. Phase `fair_share` (the control): the same fourth shop offering only its share, a
 // tenth, as the quiet ones do: what the noisy shop's admitted quota costs the others by itself, without
 // its refusals. The phases alternate for a few rounds (the machine is shared: what else runs on it
-// changes over minutes, and every phase should see the same). The quiet shops' p99 of the two
-// phases is compared (target: within 1.5×), and every answer the noisy shop got must be 200/202 or 429
-// with Retry-After (never a 5xx).
+// changes over minutes, and every phase should see the same). The quiet shops' p99 with the noisy shop
+// and alone is compared (target: within 1.5×), and every answer the noisy shop got must be 200/202 or
+// 429 with Retry-After (never a 5xx).
 import { fork, type ChildProcess } from 'node:child_process';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
