@@ -11,11 +11,11 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { createPool, type Pool } from '@ingest/db';
 import { kafkaVersion, REPO_ROOT, startKafkaCluster, type KafkaCluster } from '@ingest/devstack';
+import { setting } from '@ingest/runtime';
 import { createKafka, ensureTopics, partitionForKey, topicPlan, type TopicNames } from '@ingest/kafka';
 import { serviceHost, type Service } from '../tests/faults/procs.ts';
 import { post, SECRET, SNAPSHOT } from './b6-e2e.ts';
 import { createBenchDatabase } from './lib/db.ts';
-import { setting } from '@ingest/runtime';
 import { percentile, round, say, sleep } from './lib/util.ts';
 
 export interface B8Settings {

@@ -30,7 +30,7 @@ const h = { 'x-ingest-secret': INGEST_SECRET };
 const products = (shop: string, tag: string, lines: number) =>
   post(
     `${p.url()}/api/ingest/products`,
-    // The shop first, as most clients write it: a refusal is then taken on the raw bytes (peekShop).
+    // The shop first, as most clients write it: a refusal is then taken on the raw bytes (firstShop).
     { shop, products: Array.from({ length: lines }, (_, i) => ({ barcode: `${tag}-${i}`, product_name: tag })) },
     h,
   );

@@ -19,7 +19,7 @@ export type ShopAdmission = RequestHandler & {
   held(shop: string): { bytes: number; requests: number } | undefined;
   /**
    * The refusal of a body not parsed yet, when its shop is certain from the raw bytes (the cron
-   * route's x-shop header, or peekShop) and over budget; else null and the body is parsed. The same
+   * route's x-shop header, or firstShop) and over budget; else null and the body is parsed. The same
    * decision the handler takes after parsing: a refused shop is refused here at a fraction of the cost.
    */
   refusalBeforeParsing(res: Response, raw: Buffer): ApiError | null;

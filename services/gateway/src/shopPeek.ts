@@ -15,22 +15,13 @@ function skipWhitespace(buf: Buffer, i: number): number {
 }
 
 /**
- * The shop of a UTF-8 JSON body read without parsing it, when that reading is certain to be the
- * one JSON.parse would give (issue 16: a shop over its budget is refused before its body is parsed).
- * It is certain when the body opens with `{"shop":"<value>"` (whitespace allowed between tokens),
- * the body holds no backslash at all (so no key can be spelled `"\u0073hop"` and the value has no
- * escape), and `"shop"` occurs nowhere else in it (so no later duplicate key can override it).
- * Anything else, or a value that is empty, blank, too long or holds a control or replacement
- * character, is null: the body is parsed and the shop read from the result.
- */
-export function peekShop(buf: Buffer): string | null {
-  const first = firstShop(buf);
-  return first && first.certain() ? first.shop : null;
-}
-
-/**
- * The first step of peekShop, in O(length of the shop): the value of a leading `"shop"` key, and
- * the check (two scans of the whole body) that makes it certain, to run only when it matters.
+ * The shop of a UTF-8 JSON body read without parsing it (issue 16: a shop over its budget is refused
+ * before its body is parsed), in O(length of the shop): the value of a leading `"shop"` key (the body
+ * opens with `{"shop":"<value>"`, whitespace allowed between tokens), or null for anything else or a
+ * value that is empty, blank, too long or holds a control or replacement character. `certain()` (two
+ * scans of the whole body, run only when it matters) says whether that reading is the one JSON.parse
+ * would give: the body holds no backslash at all (so no key can be spelled `"\u0073hop"` and the value
+ * has no escape), and `"shop"` occurs nowhere else in it (so no later duplicate key can override it).
  */
 export function firstShop(buf: Buffer): { shop: string; certain(): boolean } | null {
   let i = skipWhitespace(buf, 0);

@@ -213,8 +213,9 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     applied.inc({ kind: c.kind, outcome });
     if (outcome === 'duplicate') log.info({ command_id: c.command_id, ...at }, 'duplicate command skipped (D4)');
     else log.debug({ command_id: c.command_id, kind: c.kind, outcome, ...at }, 'command projected');
-    duration.observe({ kind: c.kind }, (performance.now() - started) / 1000);
-    transaction.observe((performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    duration.observe({ kind: c.kind }, seconds);
+    transaction.observe(seconds);
     lag.applied(m.partition, Date.parse(c.received_at));
     await failpoint('projector.after-commit-before-ack');
   };
