@@ -6,6 +6,8 @@ import { publicBaseUrl, type Logger, type Registry } from '@ingest/runtime';
 import type { GatewayConfig } from './config.ts';
 import { errorHandler, notFound, SAFE_HEADERS } from './errors.ts';
 import { inflightLimiter } from './inflight.ts';
+import { ingestSecretCheck } from './auth.ts';
+import { shedShop } from './shedShop.ts';
 import { shopAdmission } from './shopAdmission.ts';
 import { gatewayMetrics } from './metrics.ts';
 import type { ReplyWaiter } from './replies.ts';
@@ -61,7 +63,33 @@ export function buildApp(deps: GatewayDeps): Express {
   const metrics = gatewayMetrics(deps.registry);
   const { config } = deps;
 
-  // First: the request id and the trace span cover everything after it (issue 15).
+  // One in-flight budget (D13) for every write route; each route admits only after its own
+  // authentication and header checks (intake.ts), so an unauthenticated request never holds it.
+  const admission = inflightLimiter(
+    config.maxInflightBytes,
+    deps.backlog ? { lag: () => deps.backlog?.lag() ?? null, max: config.maxConsumerLag } : null,
+  );
+  // A body over one connection's share of the budget could never be admitted: it is too large.
+  // Then each shop's own budgets (issue 16 item 3), once the body names the shop: a shop over them
+  // gets 429 while the others go on; the global budget above stays the last line for everyone.
+  const perShop = shopAdmission({
+    maxInflightBytes: config.shopMaxInflightBytes,
+    maxInflightRequests: config.shopMaxInflightRequests,
+    rateLinesPerS: config.shopRateLinesPerS,
+    burstLines: config.shopBurstLines,
+  });
+  // Before everything while a shop is being refused: its plain writes are answered 429 on their
+  // raw bodies, without the trip through the app (shedShop.ts); everything else passes unchanged.
+  app.use(
+    shedShop({
+      shopAdmission: perShop,
+      admission,
+      authenticated: ingestSecretCheck(config.ingestSecrets),
+      bodyLimitBytes: Math.min(config.bodyLimitBytes, admission.perConnectionBytes),
+      metrics,
+    }),
+  );
+  // Then the request id and the trace span cover everything after it (issue 15).
   app.use(requestContext());
   app.use((_req, res, next) => {
     res.set(SAFE_HEADERS);
@@ -103,21 +131,6 @@ export function buildApp(deps: GatewayDeps): Express {
       now: submit.now,
     }),
   );
-  // One in-flight budget (D13) for every write route; each route admits only after its own
-  // authentication and header checks (intake.ts), so an unauthenticated request never holds it.
-  const admission = inflightLimiter(
-    config.maxInflightBytes,
-    deps.backlog ? { lag: () => deps.backlog?.lag() ?? null, max: config.maxConsumerLag } : null,
-  );
-  // A body over one connection's share of the budget could never be admitted: it is too large.
-  // Then each shop's own budgets (issue 16 item 3), once the body names the shop: a shop over them
-  // gets 429 while the others go on; the global budget above stays the last line for everyone.
-  const perShop = shopAdmission({
-    maxInflightBytes: config.shopMaxInflightBytes,
-    maxInflightRequests: config.shopMaxInflightRequests,
-    rateLinesPerS: config.shopRateLinesPerS,
-    burstLines: config.shopBurstLines,
-  });
   const front = {
     admission,
     shopAdmission: perShop,

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
 import { badRequest, notConfigured, unauthorized } from './errors.ts';
 
@@ -29,6 +30,12 @@ const credentialOf = (kind: 'ingest' | 'cron', digest: Buffer): string => `${kin
 
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** Whether a request carries a configured x-ingest-secret (the check of requireIngestSecret, for shedShop.ts). */
+export function ingestSecretCheck(secrets: readonly string[]): (headers: IncomingHttpHeaders) => boolean {
+  const digests = secrets.map(sha256);
+  return (headers) => matchedDigest(header(headers['x-ingest-secret']), digests) !== null;
 }
 
 /** `/api/ingest/*`, order lines, admin: x-ingest-secret (spec Authentication rules 1, 2). */

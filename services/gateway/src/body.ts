@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { ApiError, badRequest } from './errors.ts';
+import { ApiError, badRequest, sendError } from './errors.ts';
 import { inexactNumbers, mayHoldInexactNumbers, type InexactNumber } from './exactNumbers.ts';
 
 interface RawBody {
@@ -56,7 +56,9 @@ export function parseJsonObject(limitBytes: number, refuseEarly?: RefuseBeforePa
     },
   });
   return [
-    (req, res, next) => json(req, res, (err?: unknown) => next(err instanceof RefusedBeforeParsing ? err.answer : err)),
+    // A refusal on the raw bytes is answered here: passed on with next(err), it walked every later
+    // layer of every router to reach the error handler, a good part of its cost (issue 16).
+    (req, res, next) => json(req, res, (err?: unknown) => (err instanceof RefusedBeforeParsing ? sendError(res, err.answer) : next(err))),
     (req, res, next) => {
       // Cut while it arrived (over the budget, too slow): answered already, the route must not run.
       if (res.headersSent) return;

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { ApiError, tooManyRequests } from './errors.ts';
 import { cutRequest } from './cut.ts';
@@ -10,6 +11,8 @@ export type InflightLimiter = RequestHandler & {
   current(): number;
   /** The most one connection may hold: MAX_INFLIGHT_BYTES / 4, so no single client holds it all. */
   perConnectionBytes: number;
+  /** The handler would refuse this request at once (before reading its body), e.g. the backlog is over its bound. */
+  refusesAtOnce(req: IncomingMessage): boolean;
 };
 
 const TOO_MANY = 'too many requests in flight; retry later';
@@ -29,15 +32,21 @@ export function inflightLimiter(maxBytes: number, backlog: { lag(): number | nul
   const perConnection = Math.max(1, Math.floor(maxBytes / PER_CONNECTION_SHARE));
   let current = 0;
   const held = new WeakMap<object, number>();
-  const handler: RequestHandler = (req, res, next) => {
+  /** The refusal due before a byte of the body is read, if any. */
+  const atOnce = (req: IncomingMessage): ApiError | null => {
     const lag = backlog?.lag();
     if (backlog && lag !== null && lag !== undefined && lag > backlog.max)
-      return next(tooManyRequests(`projection backlog of ${lag} commands; retry later`, 5));
+      return tooManyRequests(`projection backlog of ${lag} commands; retry later`, 5);
     const declared = Number(req.headers['content-length'] ?? 0) || 0;
+    if (current > 0 && current + declared > maxBytes) return tooManyRequests(TOO_MANY, 1);
+    const onConnection = held.get(req.socket) ?? 0;
+    if (onConnection > 0 && onConnection + declared > perConnection) return tooManyRequests(TOO_MANY, 1);
+    return null;
+  };
+  const handler: RequestHandler = (req, res, next) => {
+    const refusal = atOnce(req);
+    if (refusal) return next(refusal);
     const connection = req.socket;
-    if (current > 0 && current + declared > maxBytes) return next(tooManyRequests(TOO_MANY, 1));
-    const onConnection = held.get(connection) ?? 0;
-    if (onConnection > 0 && onConnection + declared > perConnection) return next(tooManyRequests(TOO_MANY, 1));
 
     let charged = 0;
     let released = false;
@@ -66,5 +75,9 @@ export function inflightLimiter(maxBytes: number, backlog: { lag(): number | nul
     res.once('close', release);
     next();
   };
-  return Object.assign(handler, { current: () => current, perConnectionBytes: perConnection });
+  return Object.assign(handler, {
+    current: () => current,
+    perConnectionBytes: perConnection,
+    refusesAtOnce: (req: IncomingMessage) => atOnce(req) !== null,
+  });
 }

@@ -15,6 +15,11 @@ export function gatewayMetrics(registry: Registry) {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
       registers: [registry],
     }),
+    shed: new Counter({
+      name: 'http_requests_shed_total',
+      help: 'Requests of a shop over its budget answered 429 on their raw body before the app (also in http_requests_total)',
+      registers: [registry],
+    }),
     produce: new Histogram({
       name: 'kafka_produce_seconds',
       help: 'Time to append a command to Kafka (acks=all)',

@@ -23,7 +23,12 @@ export type ShopAdmission = RequestHandler & {
    * decision the handler takes after parsing: a refused shop is refused here at a fraction of the cost.
    */
   refusalBeforeParsing(res: Response, raw: Buffer): ApiError | null;
+  /** A shop was refused within the last second: refusals are going on (arms shedShop.ts). */
+  refusingLately(): boolean;
 };
+
+/** How long after a refusal the shop budgets count as refusing (shedShop.ts reads bodies early meanwhile). */
+const REFUSING_FOR_MS = 1000;
 
 interface ShopState {
   bytes: number;
@@ -90,12 +95,15 @@ export function shopAdmission(budgets: ShopBudgets, clock: () => number = () => 
       forgetIfIdle(shop, s);
     }
   };
-  const refuse = (shop: string, why: string, retryAfterS: number) =>
-    tooManyRequests(
+  let lastRefusal = -Infinity;
+  const refuse = (shop: string, why: string, retryAfterS: number) => {
+    lastRefusal = clock();
+    return tooManyRequests(
       `too many requests for shop ${shop} (${why}; the limit is per shop); retry later`,
       Math.max(1, Math.ceil(retryAfterS)),
       'shop_over_budget',
     );
+  };
 
   /** The one decision, before or after parsing: a refusal, or null to admit. */
   const decide = (shop: string, s: ShopState, bytes: number): ApiError | null => {
@@ -154,6 +162,7 @@ export function shopAdmission(budgets: ShopBudgets, clock: () => number = () => 
   };
   return Object.assign(handler, {
     refusalBeforeParsing,
+    refusingLately: () => clock() - lastRefusal < REFUSING_FOR_MS,
     held: (shop: string) => {
       const s = shops.get(shop);
       return s && (s.requests > 0 || s.bytes > 0) ? { bytes: s.bytes, requests: s.requests } : undefined;

@@ -1,0 +1,111 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Request, RequestHandler, Response } from 'express';
+import { sendError, SAFE_HEADERS, type ApiError } from './errors.ts';
+import type { gatewayMetrics } from './metrics.ts';
+import type { InflightLimiter } from './inflight.ts';
+import { chooseRequestId } from './requestContext.ts';
+import type { ShopAdmission } from './shopAdmission.ts';
+
+/** The write routes whose shop is in the body and whose credential is x-ingest-secret. */
+export const SHEDDABLE_PATHS: ReadonlySet<string> = new Set([
+  '/api/admin/locations',
+  '/api/admin/channels',
+  '/api/admin/daily-snapshot',
+  '/api/ingest/inventory-snapshot',
+  '/api/ingest/inventory-available',
+  '/api/inventory-levels/bulk-upsert',
+  '/api/order-line-master/bulk-upsert',
+  '/api/ingest/products',
+]);
+
+/** A body still arriving after this long is handed to the app, whose own deadline (BODY_TIMEOUT) applies. */
+const COLLECT_FOR_MS = 1000;
+
+const PLAIN_JSON = /^application\/json\s*(;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
+
+export interface ShedDeps {
+  shopAdmission: ShopAdmission;
+  admission: InflightLimiter;
+  /** requireIngestSecret's check, on the request's headers. */
+  authenticated: (headers: IncomingHttpHeaders) => boolean;
+  bodyLimitBytes: number;
+  metrics: ReturnType<typeof gatewayMetrics>;
+}
+
+/**
+ * Fair admission per shop, cheaply (issue 16 item 3). While some shop is being refused, a request
+ * that is plainly a write (POST to a write route, a valid x-ingest-secret, a declared length within
+ * the limit, plain UTF-8 JSON, no Idempotency-Key, nothing the in-flight budget refuses at once)
+ * has its body read here, first of all middleware, and its shop over budget is answered 429 at once:
+ * the same answer, headers and metrics as the routes give, without the request's trip through the
+ * routers, its log context and its trace span (a refusal cost the gateway 2.5× what Node's bare
+ * HTTP server takes to answer it; bench/README.md, refusal cost). Anything else, and every body this
+ * does not refuse, is handed on unchanged: the bytes read are put back on the request stream
+ * (`unshift`, before the stream's end is emitted) and the app reads them as if nothing happened.
+ */
+export function shedShop(deps: ShedDeps): RequestHandler {
+  const plainWrite = (req: Request): boolean => {
+    if (req.method !== 'POST' || !SHEDDABLE_PATHS.has(req.url)) return false;
+    const h = req.headers;
+    const declared = Number(h['content-length']);
+    if (!(declared > 0 && declared <= deps.bodyLimitBytes)) return false;
+    if (h['transfer-encoding'] !== undefined || h['expect'] !== undefined || h['idempotency-key'] !== undefined) return false;
+    const encoding = h['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return false;
+    const type = h['content-type'];
+    if (type !== undefined && !PLAIN_JSON.test(type)) return false;
+    return deps.authenticated(h) && !deps.admission.refusesAtOnce(req);
+  };
+
+  const answer = (req: Request, res: Response, refusal: ApiError, started: number): void => {
+    res.setHeader('x-request-id', chooseRequestId(req.headers['x-request-id']));
+    res.set(SAFE_HEADERS);
+    sendError(res, refusal);
+    // What the app's `observe` counts: the route's pattern is its path here.
+    const route = req.url;
+    deps.metrics.requests.inc({ method: 'POST', route, status: String(res.statusCode) });
+    deps.metrics.latency.observe({ method: 'POST', route }, (performance.now() - started) / 1000);
+    deps.metrics.shed.inc();
+  };
+
+  return (req, res, next) => {
+    if (!deps.shopAdmission.refusingLately() || !plainWrite(req)) return next();
+    const started = performance.now();
+    const declared = Number(req.headers['content-length']);
+    const chunks: Buffer[] = [];
+    let got = 0;
+    let done = false;
+    const finish = (): void => {
+      done = true;
+      clearTimeout(timer);
+      req.off('readable', onReadable);
+      req.off('close', handOver);
+    };
+    // Synchronously after the last read: the stream's 'end' is emitted a tick later, and only when
+    // nothing is left in it, so the bytes put back are read by the app as the whole body.
+    function handOver(): void {
+      if (done) return;
+      finish();
+      if (got > 0) req.unshift(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, got));
+      next();
+    }
+    function onReadable(): void {
+      if (done) return;
+      for (let c: Buffer | null; (c = req.read() as Buffer | null) !== null;) {
+        chunks.push(c);
+        got += c.length;
+      }
+      if (got < declared) return;
+      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, got);
+      const refusal = deps.shopAdmission.refusalBeforeParsing(res, raw);
+      if (!refusal) return handOver();
+      finish();
+      // Read to its end: the connection stays open for the client's next request.
+      req.resume();
+      answer(req, res, refusal, started);
+    }
+    const timer = setTimeout(handOver, COLLECT_FOR_MS);
+    req.on('readable', onReadable);
+    req.once('close', handOver);
+  };
+}
