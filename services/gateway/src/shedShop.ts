@@ -20,6 +20,12 @@ export const SHEDDABLE_PATHS: ReadonlySet<string> = new Set([
 
 /** A body still arriving after this long is handed to the app, whose own deadline (BODY_TIMEOUT) applies. */
 const COLLECT_FOR_MS = 1000;
+/**
+ * Bodies read here are not yet counted in the in-flight budget (D13): only small ones are, and only so
+ * many bytes at once; larger bodies go through the app (whose raw-body check refuses them as well).
+ */
+export const SHED_MAX_BODY_BYTES = 64 * 1024;
+const SHED_MAX_COLLECTING_BYTES = 4 * 1024 * 1024;
 
 const PLAIN_JSON = /^application\/json\s*(;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
 
@@ -34,8 +40,8 @@ export interface ShedDeps {
 
 /**
  * Fair admission per shop, cheaply (issue 16 item 3). While some shop is being refused, a request
- * that is plainly a write (POST to a write route, a valid x-ingest-secret, a declared length within
- * the limit, plain UTF-8 JSON, no Idempotency-Key, nothing the in-flight budget refuses at once)
+ * that is plainly a write (POST to a write route, a valid x-ingest-secret, a declared length of at
+ * most 64 KiB, plain UTF-8 JSON, no Idempotency-Key, nothing the in-flight budget refuses at once)
  * has its body read here, first of all middleware, and its shop over budget is answered 429 at once:
  * the same answer, headers and metrics as the routes give, without the request's trip through the
  * routers, its log context and its trace span (a refusal cost the gateway 2.5× what Node's bare
@@ -44,11 +50,13 @@ export interface ShedDeps {
  * (`unshift`, before the stream's end is emitted) and the app reads them as if nothing happened.
  */
 export function shedShop(deps: ShedDeps): RequestHandler {
+  let collecting = 0;
   const plainWrite = (req: Request): boolean => {
     if (req.method !== 'POST' || !SHEDDABLE_PATHS.has(req.url)) return false;
     const h = req.headers;
     const declared = Number(h['content-length']);
-    if (!(declared > 0 && declared <= deps.bodyLimitBytes)) return false;
+    if (!(declared > 0 && declared <= Math.min(deps.bodyLimitBytes, SHED_MAX_BODY_BYTES))) return false;
+    if (collecting + declared > SHED_MAX_COLLECTING_BYTES) return false;
     if (h['transfer-encoding'] !== undefined || h['expect'] !== undefined || h['idempotency-key'] !== undefined) return false;
     const encoding = h['content-encoding'];
     if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return false;
@@ -72,11 +80,13 @@ export function shedShop(deps: ShedDeps): RequestHandler {
     if (!deps.shopAdmission.refusingLately() || !plainWrite(req)) return next();
     const started = performance.now();
     const declared = Number(req.headers['content-length']);
+    collecting += declared;
     const chunks: Buffer[] = [];
     let got = 0;
     let done = false;
     const finish = (): void => {
       done = true;
+      collecting -= declared;
       clearTimeout(timer);
       req.off('readable', onReadable);
       req.off('close', handOver);

@@ -1,6 +1,7 @@
 import { request, Agent } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from './config.ts';
+import { SHED_MAX_BODY_BYTES } from './shedShop.ts';
 import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
 
 // Issue 16 item 3: while a shop is being refused, its plain writes are answered 429 on their raw
@@ -148,5 +149,17 @@ describe('shedding a shop over budget before the app (issue 16 item 3)', () => {
     expect((await send(gw, '/api/ingest/products', products('noisy.example'), { headers: { 'idempotency-key': 'k-1' } })).status).toBe(429);
     expect((await send(gw, '/api/ingest/products', products('noisy.example', 100))).status).toBe(413);
     expect(await shed(gw)).toBe(0);
+  });
+
+  it('reads early only small bodies (not yet in the in-flight budget): a larger one is refused by the app on its raw bytes', async () => {
+    const gw = await start({ shopRateLinesPerS: 1, shopBurstLines: 1 });
+    expect((await send(gw, '/api/ingest/products', products('noisy.example', 5))).status).toBe(202);
+    expect((await send(gw, '/api/ingest/products', products('noisy.example'))).status).toBe(429);
+    const large = products('noisy.example', 3_000);
+    expect(Buffer.byteLength(large)).toBeGreaterThan(SHED_MAX_BODY_BYTES);
+    expect((await send(gw, '/api/ingest/products', large)).status).toBe(429);
+    expect(await shed(gw)).toBe(0);
+    expect((await send(gw, '/api/ingest/products', products('noisy.example'))).status).toBe(429);
+    expect(await shed(gw)).toBe(1);
   });
 });
