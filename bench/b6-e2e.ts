@@ -93,6 +93,7 @@ export function post(
   port: number,
   path: string,
   body: string | Buffer,
+  extraHeaders: Record<string, string> = {},
 ): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -102,7 +103,12 @@ export function post(
         method: 'POST',
         path,
         agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-ingest-secret': SECRET },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-ingest-secret': SECRET,
+          ...extraHeaders,
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -15,6 +15,7 @@ import { runProjector, startRelay } from '@ingest/projector';
 import { createLogger, createRegistry, readCommonConfig, setting, silentLogger } from '@ingest/runtime';
 import { applyCommand } from '../services/projector/src/applyCommand.ts';
 import { serveBench } from './lib/serverProcess.ts';
+import { startSpanLog } from './lib/spanLog.ts';
 
 type StoredReply = Awaited<ReturnType<ReturnType<ReplyWaiter['register']>['wait']>>;
 
@@ -28,15 +29,37 @@ const common = readCommonConfig(env);
 const role = common.dbRole || undefined;
 
 if (mode === 'pipeline') {
+  // BENCH_TRACE=1: every span kept with its times, handed to the bench on 'spans' (bench/lib/spanLog.ts).
+  const spans = env['BENCH_TRACE'] === '1' ? await startSpanLog('bench-pipeline') : null;
   const registry = createRegistry();
   const listener = createListener({ connectionString: common.databaseUrl, role, log });
   const projector = await runProjector(env, log, { registry, listener });
   const gateway = await runGateway(env, log, { registry, listener });
-  await serveBench(gateway.port, async () => {
-    await gateway.stop();
-    await projector.stop();
-    await listener.close();
-  });
+  await serveBench(
+    gateway.port,
+    async () => {
+      await gateway.stop();
+      await projector.stop();
+      await listener.close();
+    },
+    spans ? { spans: () => spans.take() } : {},
+  );
+} else if (mode === 'gateway' || mode === 'projector') {
+  // As deployed (deploy/k8s): the gateway and the projector in processes of their own, each with its
+  // own LISTEN connection. The projector's process answers the bench's protocol on port 0.
+  const spans = env['BENCH_TRACE'] === '1' ? await startSpanLog(`bench-${mode}`) : null;
+  const registry = createRegistry();
+  const listener = createListener({ connectionString: common.databaseUrl, role, log });
+  const running =
+    mode === 'gateway' ? await runGateway(env, log, { registry, listener }) : await runProjector(env, log, { registry, listener });
+  await serveBench(
+    'port' in running ? running.port : 0,
+    async () => {
+      await running.stop();
+      await listener.close();
+    },
+    spans ? { spans: () => spans.take() } : {},
+  );
 } else if (mode === 'peer') {
   const registry = createRegistry();
   const listener = createListener({ connectionString: common.databaseUrl, role, log });

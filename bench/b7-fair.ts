@@ -17,6 +17,11 @@ import { createBenchDatabase } from './lib/db.ts';
 import { ServerProcess } from './lib/serverProcess.ts';
 import type { NoisyReport, NoisyRun } from './b7-noisy.ts';
 import { busyShareSince, machineCpu, percentile, round, say, sleep } from './lib/util.ts';
+import type { TimedSpan } from './lib/spanLog.ts';
+import { randomBytes } from 'node:crypto';
+
+/** BENCH_B7_TRACE=1: the measured server traces every request, and each round names where its slowest quiet answers spent their time. */
+const TRACE = process.env['BENCH_B7_TRACE'] === '1';
 
 export interface B7Settings {
   lines_per_request: number;
@@ -37,6 +42,11 @@ export interface B7Settings {
   /** SHOP_RATE_LINES_PER_S of the gateway, as a fraction of the capacity. */
   shop_rate_fraction: number;
   drain_timeout_s: number;
+  /**
+   * `split`: the gateway and the projector in processes of their own, as deployed (deploy/k8s);
+   * `one_process`: both in one process, as `npm start` runs them (one event loop for both).
+   */
+  topology: 'split' | 'one_process';
 }
 
 const PHASES = ['alone', 'fair_share', 'with_noisy'] as const;
@@ -50,6 +60,8 @@ interface Sample {
   status: number;
   ms: number;
   retryAfter: string | null;
+  /** BENCH_B7_TRACE: the trace id the request carried (its `traceparent`). */
+  traceId?: string;
 }
 
 export interface B7Side {
@@ -130,7 +142,7 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
   const kafka = createKafka({ brokers, clientId: `ingest-bench-b7-${id}` });
   await ensureTopics(kafka, topicPlan(topics, s.partitions));
   const url = await createBenchDatabase('ingest_bench_b7');
-  let server: ServerProcess | null = null;
+  let server: Pipeline | null = null;
   const setupAgent = new Agent({ keepAlive: true, maxSockets: 2 });
   const quietAgent = new Agent({ keepAlive: true, maxSockets: 64 });
   try {
@@ -149,7 +161,7 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
     };
     const script = fileURLToPath(new URL('./b6-server.ts', import.meta.url));
     // First without per-shop limits: set up the shops and measure the capacity.
-    server = await ServerProcess.start(script, ['pipeline'], {
+    server = await startPipeline(s.topology, script, {
       ...serverEnv,
       SHOP_RATE_LINES_PER_S: '1000000000',
       SHOP_BURST_LINES: '1000000000',
@@ -251,10 +263,10 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
     // BENCH_B7_CPU_PROF_DIR: a V8 CPU profile of the measured server (for bench/profile-summary.ts).
     const prof = process.env['BENCH_B7_CPU_PROF_DIR'];
     const execArgv = prof ? ['--cpu-prof', '--cpu-prof-dir', prof, '--cpu-prof-interval', '1000'] : [];
-    server = await ServerProcess.start(
+    server = await startPipeline(
+      s.topology,
       script,
-      ['pipeline'],
-      { ...serverEnv, SHOP_RATE_LINES_PER_S: String(rate), SHOP_BURST_LINES: String(burst) },
+      { ...serverEnv, SHOP_RATE_LINES_PER_S: String(rate), SHOP_BURST_LINES: String(burst), ...(TRACE ? { BENCH_TRACE: '1' } : {}) },
       execArgv,
     );
     port = server.port;
@@ -289,7 +301,7 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
                 maxSockets: 256,
               })
             : null;
-        await server.ask('reset');
+        await server.reset();
         noisy?.go();
         const cpuAtStart = machineCpu();
         // The load generator's own event loop: a stall here (this process not scheduled on a busy
@@ -305,8 +317,10 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
             while (st.next <= now && st.next < end) {
               const due = st.next;
               st.next += st.intervalMs;
+              const traceId = TRACE ? randomBytes(16).toString('hex') : undefined;
+              const headers: Record<string, string> = traceId ? { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` } : {};
               pending.push(
-                post(quietAgent, port, SNAPSHOT, bodyOf(st.shop)).then(
+                post(quietAgent, port, SNAPSHOT, bodyOf(st.shop), headers).then(
                   (r) =>
                     void samples.push({
                       role: st.role,
@@ -315,6 +329,7 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
                       status: r.status,
                       ms: performance.now() - t0 - due,
                       retryAfter: r.headers['retry-after'] ?? null,
+                      ...(traceId ? { traceId } : {}),
                     }),
                   () =>
                     void samples.push({
@@ -340,11 +355,7 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
         const clientLoopMaxMs = round(clientLoop.max / 1e6, 1);
         const report = noisy ? await noisy.report(s.drain_timeout_s * 1000) : null;
         for (const x of report?.samples ?? []) samples.push({ role: 'noisy', shop: noisyShop, ...x });
-        const stats = await server.ask<{
-          event_loop_delay_ms: { p99: number; max: number };
-          cpu_ms: number;
-          gc_ms: { max: number; total: number };
-        }>('stats');
+        const stats = await server.stats();
         const run = runs[name];
         run.busy.push(round(busy, 2));
         run.noisyCpuMs += report?.cpu_ms ?? 0;
@@ -365,6 +376,14 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
               .map((x) => `${Math.round(x.ms)} ms at ${round(x.at, 1)} s`)
               .join(', ')}`,
         );
+        if (TRACE) {
+          const spans = await server.spans();
+          const slowest = samples
+            .filter((x) => x.role === 'quiet' && x.at >= s.warmup_seconds && x.status === 200)
+            .sort((a, b) => b.ms - a.ms)
+            .slice(0, 5);
+          for (const line of explainSlow(slowest, spans, performance.timeOrigin + t0)) say(`B7 round ${k + 1} ${name}: ${line}`);
+        }
         await sleep(1000);
       }
 
@@ -444,6 +463,56 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
   }
 }
 
+interface ServerStats {
+  event_loop_delay_ms: { p99: number; max: number };
+  cpu_ms: number;
+  gc_ms: { max: number; total: number };
+}
+
+/** The pipeline under test: one process, or a gateway process and a projector process. */
+interface Pipeline {
+  port: number;
+  reset(): Promise<void>;
+  /** Event loop and GC: the worst of the processes; CPU: their sum. */
+  stats(): Promise<ServerStats>;
+  spans(): Promise<TimedSpan[]>;
+  stop(): Promise<void>;
+}
+
+async function startPipeline(
+  topology: B7Settings['topology'],
+  script: string,
+  env: NodeJS.ProcessEnv,
+  execArgv: string[] = [],
+): Promise<Pipeline> {
+  const procs: ServerProcess[] = [];
+  if (topology === 'one_process') procs.push(await ServerProcess.start(script, ['pipeline'], env, execArgv));
+  else {
+    // The gateway first in the list: it is stopped first, and its port is the pipeline's.
+    const projector = await ServerProcess.start(script, ['projector'], env, execArgv);
+    procs.push(await ServerProcess.start(script, ['gateway'], env, execArgv), projector);
+  }
+  return {
+    port: procs[0]!.port,
+    reset: async () => void (await Promise.all(procs.map((p) => p.ask('reset')))),
+    stats: async () => {
+      const all = await Promise.all(procs.map((p) => p.ask<ServerStats>('stats')));
+      return {
+        event_loop_delay_ms: {
+          p99: Math.max(...all.map((x) => x.event_loop_delay_ms.p99)),
+          max: Math.max(...all.map((x) => x.event_loop_delay_ms.max)),
+        },
+        cpu_ms: all.reduce((a, x) => a + x.cpu_ms, 0),
+        gc_ms: { max: Math.max(...all.map((x) => x.gc_ms.max)), total: all.reduce((a, x) => a + x.gc_ms.total, 0) },
+      };
+    },
+    spans: async () => (await Promise.all(procs.map((p) => p.ask<{ value: TimedSpan[] }>('spans')))).flatMap((x) => x.value),
+    stop: async () => {
+      for (const p of procs) await p.stop();
+    },
+  };
+}
+
 /** The noisy shop's client process (b7-noisy.ts). */
 class NoisyClient {
   private readonly child: ChildProcess;
@@ -483,4 +552,49 @@ class NoisyClient {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * BENCH_B7_TRACE: where each slow answer's time went, from the server's spans (epoch ms; the client's
+ * due time is `phaseStart` + its offset): sent → request span (accept, read), → append, append,
+ * → apply (the member's fetch, or its queue behind another partition's batch), the transaction it was
+ * applied in, → answer (commit, NOTIFY, reply). Then every transaction over 100 ms near them.
+ */
+function explainSlow(slow: Sample[], spans: TimedSpan[], phaseStart: number): string[] {
+  const byTrace = new Map<string, TimedSpan[]>();
+  for (const x of spans) byTrace.set(x.traceId, [...(byTrace.get(x.traceId) ?? []), x]);
+  const bySpan = new Map(spans.map((x) => [x.spanId, x]));
+  const out: string[] = [];
+  let from = Infinity;
+  let to = -Infinity;
+  for (const x of slow) {
+    const due = phaseStart + x.at * 1000;
+    const mine = byTrace.get(x.traceId ?? '') ?? [];
+    const http = mine.find((y) => y.name.startsWith('POST'));
+    const send = mine.find((y) => y.name.startsWith('send '));
+    const apply = mine.find((y) => y.name.startsWith('apply '));
+    const group = apply?.links.map((id) => bySpan.get(id)).find((y) => y?.name === 'apply group');
+    const d = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '?' : String(Math.round(b - a)));
+    from = Math.min(from, due);
+    to = Math.max(to, due + x.ms);
+    out.push(
+      `slow ${Math.round(x.ms)} ms at ${round(x.at, 1)} s (${x.shop}): to request ${d(due, http?.start)}, to append ${d(http?.start, send?.start)}, append ${d(send?.start, send?.end)}, to apply ${d(send?.end, apply?.start)}` +
+        (group
+          ? ` (group of ${group.groupCommands} began ${d(send?.end, group.start)} after the append, took ${d(group.start, group.end)})`
+          : '') +
+        `, apply ${d(apply?.start, apply?.end)}, to answer ${d(apply?.end, http?.end)}, to client ${d(http?.end, due + x.ms)}`,
+    );
+  }
+  const txs = spans.filter(
+    (y) =>
+      (y.name === 'apply group' || (y.name.startsWith('apply ') && y.commandId)) &&
+      y.end - y.start > 100 &&
+      y.end >= from - 2000 &&
+      y.start <= to,
+  );
+  for (const y of txs)
+    out.push(
+      `  ${y.name}${y.groupCommands ? ` (${y.groupCommands})` : ''} ${Math.round(y.end - y.start)} ms from ${round((y.start - phaseStart) / 1000, 2)} s`,
+    );
+  return out;
 }

@@ -4,8 +4,8 @@
 // quiet latencies measured the load generator as much as the gateway.
 // Protocol: receives {type: 'run', port, path, bodies, intervalMs, seconds, maxSockets}, answers
 // {type: 'ready'}, runs the open loop on {type: 'go'}, then sends {type: 'samples', samples}.
-import { Agent } from 'node:http';
-import { post } from './b6-e2e.ts';
+import { SECRET } from './b6-e2e.ts';
+import { encodePost, RawHttpClient } from './lib/rawHttpClient.ts';
 import { sleep } from './lib/util.ts';
 
 export interface NoisyRun {
@@ -34,9 +34,10 @@ export interface NoisySample {
 }
 
 async function openLoop(run: NoisyRun): Promise<NoisySample[]> {
-  // Encoded once: the load generator shares the machine with the server, and is not what is measured.
-  const bodies = run.bodies.map((b) => Buffer.from(b));
-  const agent = new Agent({ keepAlive: true, maxSockets: run.maxSockets });
+  // Encoded once, and sent by a lean client (lib/rawHttpClient.ts): the load generator shares the
+  // machine with the server, and is not what is measured.
+  const requests = run.bodies.map((b) => encodePost(run.port, run.path, { 'x-ingest-secret': SECRET }, Buffer.from(b)));
+  const client = new RawHttpClient(run.port, run.maxSockets);
   const samples: NoisySample[] = [];
   const pending: Array<Promise<void>> = [];
   const end = run.seconds * 1000;
@@ -48,15 +49,15 @@ async function openLoop(run: NoisyRun): Promise<NoisySample[]> {
     while (next <= now && next < end) {
       const due = next;
       next += run.intervalMs;
-      const body = bodies[n++ % bodies.length]!;
+      const request = requests[n++ % requests.length]!;
       pending.push(
-        post(agent, run.port, run.path, body).then(
+        client.send(request).then(
           (r) =>
             void samples.push({
               at: due / 1000,
               status: r.status,
               ms: performance.now() - t0 - due,
-              retryAfter: r.headers['retry-after'] ?? null,
+              retryAfter: r.retryAfter,
             }),
           () => void samples.push({ at: due / 1000, status: 0, ms: performance.now() - t0 - due, retryAfter: null }),
         ),
@@ -66,7 +67,7 @@ async function openLoop(run: NoisyRun): Promise<NoisySample[]> {
     await sleep(Math.max(0, next - (performance.now() - t0)));
   }
   await Promise.all(pending);
-  agent.destroy();
+  client.close();
   return samples;
 }
 

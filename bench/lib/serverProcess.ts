@@ -39,8 +39,11 @@ export class ServerProcess {
   }
 }
 
-/** The server side of the protocol: event-loop delay and CPU since the last 'reset'; `stop` runs on 'stop'. */
-export async function serveBench(port: number, stop: () => Promise<void>): Promise<void> {
+/**
+ * The server side of the protocol: event-loop delay and CPU since the last 'reset'; `stop` runs on
+ * 'stop'; any other message type the server names in `extra` is answered with what it returns.
+ */
+export async function serveBench(port: number, stop: () => Promise<void>, extra: Record<string, () => unknown> = {}): Promise<void> {
   const { monitorEventLoopDelay, PerformanceObserver } = await import('node:perf_hooks');
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
@@ -68,6 +71,8 @@ export async function serveBench(port: number, stop: () => Promise<void>): Promi
         cpu_ms: Math.round((used.user + used.system) / 1000),
         gc_ms: { max: Math.round(gc.max_ms * 10) / 10, total: Math.round(gc.total_ms) },
       });
+    } else if (extra[m.type]) {
+      process.send?.({ type: m.type, value: extra[m.type]!() });
     } else if (m.type === 'stop') {
       void stop().finally(() => process.exit(0));
     }
