@@ -44,8 +44,8 @@ export interface ShedDeps {
  * most 64 KiB, plain UTF-8 JSON, no Idempotency-Key, nothing the in-flight budget refuses at once)
  * has its body read here, first of all middleware, and its shop over budget is answered 429 at once:
  * the same answer, headers and metrics as the routes give, without the request's trip through the
- * routers, its log context and its trace span (a refusal cost the gateway 2.5× what Node's bare
- * HTTP server takes to answer it; bench/README.md, refusal cost). Anything else, and every body this
+ * routers, its log context and its trace span (bench/refusal-cost.ts, in one run: 316 µs of CPU
+ * per refusal through the app, 201 here, 99 for Node's bare http server). Anything else, and every body this
  * does not refuse, is handed on unchanged: the bytes read are put back on the request stream
  * (`unshift`, before the stream's end is emitted) and the app reads them as if nothing happened.
  */
