@@ -57,8 +57,13 @@ export function parseJsonObject(limitBytes: number, refuseEarly?: RefuseBeforePa
   });
   return [
     // A refusal on the raw bytes is answered here: passed on with next(err), it walked every later
-    // layer of every router to reach the error handler, a good part of its cost (issue 16).
-    (req, res, next) => json(req, res, (err?: unknown) => (err instanceof RefusedBeforeParsing ? sendError(res, err.answer) : next(err))),
+    // layer of every router to reach the error handler, a good part of its cost (issue 16). As there,
+    // nothing is sent twice (a body cut while it arrived has its answer).
+    (req, res, next) =>
+      json(req, res, (err?: unknown) => {
+        if (!(err instanceof RefusedBeforeParsing)) return next(err);
+        if (!res.headersSent) sendError(res, err.answer);
+      }),
     (req, res, next) => {
       // Cut while it arrived (over the budget, too slow): answered already, the route must not run.
       if (res.headersSent) return;
