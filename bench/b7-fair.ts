@@ -8,6 +8,7 @@
 // and alone is compared (target: within 1.5×), and every answer the noisy shop got must be 200/202 or
 // 429 with Retry-After (never a 5xx).
 import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -18,7 +19,6 @@ import { ServerProcess } from './lib/serverProcess.ts';
 import type { NoisyReport, NoisyRun } from './b7-noisy.ts';
 import { busyShareSince, machineCpu, percentile, round, say, sleep } from './lib/util.ts';
 import type { TimedSpan } from './lib/spanLog.ts';
-import { randomBytes } from 'node:crypto';
 
 /** BENCH_B7_TRACE=1: the measured server traces every request, and each round names where its slowest quiet answers spent their time. */
 const TRACE = process.env['BENCH_B7_TRACE'] === '1';
