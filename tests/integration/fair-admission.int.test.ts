@@ -117,8 +117,10 @@ describe('fair admission per shop on the real pipeline (issue 16 item 3)', () =>
     const admitted = answers.filter((r) => r.status === 200);
     for (const r of answers.filter((x) => x.status !== 200)) expectShop429(r, noisy);
     // The bucket (100 lines) and what it refilled at 100 lines/s while the burst lasted: admitted while not
-    // empty, so at most one more body than the lines allow.
-    expect(admitted.length).toBeGreaterThanOrEqual(BURST / LINES);
+    // empty, so at most one more body than the lines allow. At least the first INFLIGHT (4 × 20 lines fit
+    // the bucket); a fifth only if one of them was answered before the burst's refusals ran out, which
+    // refusals taken before the app make a matter of timing.
+    expect(admitted.length).toBeGreaterThanOrEqual(Math.min(INFLIGHT, BURST / LINES));
     expect(admitted.length).toBeLessThanOrEqual(Math.ceil((BURST + RATE * seconds) / LINES) + 1);
     expect(answers.length - admitted.length).toBeGreaterThan(0);
     expect(await recorded(noisy)).toBe(admitted.length);
