@@ -6,10 +6,10 @@ import { publicBaseUrl, type Logger, type Registry } from '@ingest/runtime';
 import type { GatewayConfig } from './config.ts';
 import { errorHandler, notFound, SAFE_HEADERS } from './errors.ts';
 import { inflightLimiter } from './inflight.ts';
-import { ingestSecretCheck } from './auth.ts';
+import { ingestCredential } from './auth.ts';
 import { shedShop } from './shedShop.ts';
 import { shopAdmission } from './shopAdmission.ts';
-import { gatewayMetrics } from './metrics.ts';
+import { countRequest, gatewayMetrics } from './metrics.ts';
 import type { ReplyWaiter } from './replies.ts';
 import type { DryRunner } from './dryRun.ts';
 import { commandRoutes } from './routes/commands.ts';
@@ -80,11 +80,12 @@ export function buildApp(deps: GatewayDeps): Express {
   });
   // Before everything while a shop is being refused: its plain writes are answered 429 on their
   // raw bodies, without the trip through the app (shedShop.ts); everything else passes unchanged.
+  const credentialOf = ingestCredential(config.ingestSecrets);
   app.use(
     shedShop({
       shopAdmission: perShop,
       admission,
-      authenticated: ingestSecretCheck(config.ingestSecrets),
+      authenticated: (headers) => credentialOf(headers) !== null,
       bodyLimitBytes: Math.min(config.bodyLimitBytes, admission.perConnectionBytes),
       metrics,
     }),
@@ -157,9 +158,7 @@ function observe(metrics: ReturnType<typeof gatewayMetrics>): RequestHandler {
       // The matched route pattern, or one shared label for everything else whatever its status
       // (404s, Express's automatic OPTIONS answer, malformed URLs): a hostile URL adds no series.
       const pattern = (req.route as { path?: unknown } | undefined)?.path;
-      const route = typeof pattern === 'string' ? pattern : 'unmatched';
-      metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
-      metrics.latency.observe({ method: req.method, route }, (performance.now() - started) / 1000);
+      countRequest(metrics, req.method, typeof pattern === 'string' ? pattern : 'unmatched', res.statusCode, started);
     });
     next();
   };

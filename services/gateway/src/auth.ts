@@ -32,20 +32,26 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Whether a request carries a configured x-ingest-secret (the check of requireIngestSecret, for shedShop.ts). */
-export function ingestSecretCheck(secrets: readonly string[]): (headers: IncomingHttpHeaders) => boolean {
+/**
+ * The credential id of a request's x-ingest-secret when it is one of `secrets` (hashed once here), else
+ * null: requireIngestSecret's check, and shedShop.ts's before the app.
+ */
+export function ingestCredential(secrets: readonly string[]): (headers: IncomingHttpHeaders) => string | null {
   const digests = secrets.map(sha256);
-  return (headers) => matchedDigest(header(headers['x-ingest-secret']), digests) !== null;
+  return (headers) => {
+    const matched = matchedDigest(header(headers['x-ingest-secret']), digests);
+    return matched ? credentialOf('ingest', matched) : null;
+  };
 }
 
 /** `/api/ingest/*`, order lines, admin: x-ingest-secret (spec Authentication rules 1, 2). */
 export function requireIngestSecret(secrets: readonly string[]): RequestHandler {
-  const digests = secrets.map(sha256);
+  const credentialOfRequest = ingestCredential(secrets);
   return (req, res, next) => {
     if (secrets.length === 0) return next(notConfigured('INGEST_SECRET'));
-    const matched = matchedDigest(header(req.headers['x-ingest-secret']), digests);
-    if (!matched) return next(unauthorized());
-    res.locals['credential'] = credentialOf('ingest', matched);
+    const credential = credentialOfRequest(req.headers);
+    if (!credential) return next(unauthorized());
+    res.locals['credential'] = credential;
     next();
   };
 }

@@ -37,3 +37,9 @@ export function gatewayMetrics(registry: Registry) {
 }
 
 export type GatewayMetrics = ReturnType<typeof gatewayMetrics>;
+
+/** One answered request in http_requests_total and http_request_duration_seconds (`started`: performance.now() at its arrival). */
+export function countRequest(metrics: GatewayMetrics, method: string, route: string, status: number, started: number): void {
+  metrics.requests.inc({ method, route, status: String(status) });
+  metrics.latency.observe({ method, route }, (performance.now() - started) / 1000);
+}

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { sendError, SAFE_HEADERS, type ApiError } from './errors.ts';
-import type { gatewayMetrics } from './metrics.ts';
+import { countRequest, type GatewayMetrics } from './metrics.ts';
 import type { InflightLimiter } from './inflight.ts';
 import { chooseRequestId } from './requestContext.ts';
 import type { ShopAdmission } from './shopAdmission.ts';
@@ -35,7 +35,7 @@ export interface ShedDeps {
   /** requireIngestSecret's check, on the request's headers. */
   authenticated: (headers: IncomingHttpHeaders) => boolean;
   bodyLimitBytes: number;
-  metrics: ReturnType<typeof gatewayMetrics>;
+  metrics: GatewayMetrics;
 }
 
 /**
@@ -70,9 +70,7 @@ export function shedShop(deps: ShedDeps): RequestHandler {
     res.set(SAFE_HEADERS);
     sendError(res, refusal);
     // What the app's `observe` counts: the route's pattern is its path here.
-    const route = req.url;
-    deps.metrics.requests.inc({ method: 'POST', route, status: String(res.statusCode) });
-    deps.metrics.latency.observe({ method: 'POST', route }, (performance.now() - started) / 1000);
+    countRequest(deps.metrics, 'POST', req.url, res.statusCode, started);
     deps.metrics.shed.inc();
   };
 
