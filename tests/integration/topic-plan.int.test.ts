@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConfigResourceTypes } from 'kafkajs';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createKafka, ensureTopics, fitReplication, runTopicsCommand, topicPlanFromEnv } from '@ingest/kafka';
+import { waitFor } from '../support/pipeline.ts';
 
 // Issue 14 item 3: the topic plan as code. `npm run topics -- --check` against a test-specific topic
 // set on the shared broker: drift when missing, none after ensure, the drift of a config changed by
@@ -66,8 +67,18 @@ describe('npm run topics (issue 14)', () => {
     expect(applied.out.some((l) => l.startsWith(`cannot:  ${env['AUDIT_TOPIC']}: partitions 3, plan 2`))).toBe(true);
     expect(applied.code).toBe(1);
 
-    const after = await topics('--check');
-    expect(after.out.filter((l) => l.startsWith('  '))).toEqual([expect.stringContaining(`${env['AUDIT_TOPIC']}: partitions 3, plan 2`)]);
+    // A config change reaches the broker's described configs a moment after alterConfigs returns (its
+    // metadata propagates): a CI run read the old retention once right after --apply. Read until it shows.
+    const drifted = (r: { out: string[] }) => r.out.filter((l) => l.startsWith('  '));
+    const after = await waitFor(
+      async () => {
+        const r = await topics('--check');
+        return drifted(r).length === 1 ? r : null;
+      },
+      10_000,
+      'the applied retention visible to --check',
+    );
+    expect(drifted(after)).toEqual([expect.stringContaining(`${env['AUDIT_TOPIC']}: partitions 3, plan 2`)]);
   });
 });
 
