@@ -10,6 +10,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createKafka, ensureTopics, partitionForKey, topicPlan, type TopicNames } from '@ingest/kafka';
@@ -43,10 +44,22 @@ export interface B7Settings {
   shop_rate_fraction: number;
   drain_timeout_s: number;
   /**
+   * The noisy client's niceness (BENCH_B7_NOISY_NICE). It stands for another retailer's machine but
+   * runs on the server's two cores; at a lower priority it still sends everything it offers (the
+   * machine is not saturated) while the server's processes are scheduled first, as they would be
+   * were that machine elsewhere. 0: the same priority as the server.
+   */
+  noisy_nice: number;
+  /**
    * `split`: the gateway and the projector in processes of their own, as deployed (deploy/k8s);
    * `one_process`: both in one process, as `npm start` runs them (one event loop for both).
    */
   topology: 'split' | 'one_process';
+  /**
+   * BENCH_B7_CAPACITY: lines/s taken as the capacity instead of probing it, so that runs of two
+   * commits compare at the same load (the probe moves by a factor of two over a day here). 0: probe.
+   */
+  fixed_capacity: number;
 }
 
 const PHASES = ['alone', 'fair_share', 'with_noisy'] as const;
@@ -230,28 +243,34 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
 
     // The capacity, measured here on the machine as it is now (it is shared, and what else runs changes
     // it): a closed loop over the four shops at saturation, lines of the 200 answers per second.
-    const capacityLines = await (async () => {
-      const agent = new Agent({ keepAlive: true, maxSockets: s.capacity_clients });
-      const t0 = performance.now();
-      const from = s.warmup_seconds * 1000;
-      const until = from + s.capacity_seconds * 1000;
-      let lines = 0;
-      await Promise.all(
-        Array.from({ length: s.capacity_clients }, async (_, c) => {
-          const shop = shops[c % shops.length]!.shop;
-          while (performance.now() - t0 < until) {
-            const r = await post(agent, port, SNAPSHOT, bodyOf(shop));
-            const at = performance.now() - t0;
-            if (r.status === 200 && at >= from && at < until) lines += s.lines_per_request;
-          }
-        }),
-      );
-      agent.destroy();
-      return Math.round(lines / s.capacity_seconds);
-    })();
+    const capacityLines =
+      s.fixed_capacity > 0
+        ? s.fixed_capacity
+        : await (async () => {
+            const agent = new Agent({ keepAlive: true, maxSockets: s.capacity_clients });
+            const t0 = performance.now();
+            const from = s.warmup_seconds * 1000;
+            const until = from + s.capacity_seconds * 1000;
+            let lines = 0;
+            await Promise.all(
+              Array.from({ length: s.capacity_clients }, async (_, c) => {
+                const shop = shops[c % shops.length]!.shop;
+                while (performance.now() - t0 < until) {
+                  const r = await post(agent, port, SNAPSHOT, bodyOf(shop));
+                  const at = performance.now() - t0;
+                  if (r.status === 200 && at >= from && at < until) lines += s.lines_per_request;
+                }
+              }),
+            );
+            agent.destroy();
+            return Math.round(lines / s.capacity_seconds);
+          })();
     const capacity = {
       lines_per_s: capacityLines,
-      source: `measured by B7: closed loop, ${s.capacity_clients} clients over ${shops.length} shops, ${s.capacity_seconds} s`,
+      source:
+        s.fixed_capacity > 0
+          ? 'given (BENCH_B7_CAPACITY), not measured'
+          : `measured by B7: closed loop, ${s.capacity_clients} clients over ${shops.length} shops, ${s.capacity_seconds} s`,
     };
     const rate = Math.max(1, Math.round(capacity.lines_per_s * s.shop_rate_fraction));
     // One second of the shop's rate, and never less than two requests.
@@ -291,15 +310,18 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
         const noisyShop = shops.find((x) => x.role === 'noisy')!.shop;
         const noisy =
           name !== 'alone'
-            ? await NoisyClient.start({
-                type: 'run',
-                port,
-                path: SNAPSHOT,
-                bodies: bodies.get(noisyShop)!,
-                intervalMs: (1000 * s.lines_per_request) / (name === 'with_noisy' ? noisyRate : quietRate),
-                seconds: s.seconds,
-                maxSockets: 256,
-              })
+            ? await NoisyClient.start(
+                {
+                  type: 'run',
+                  port,
+                  path: SNAPSHOT,
+                  bodies: bodies.get(noisyShop)!,
+                  intervalMs: (1000 * s.lines_per_request) / (name === 'with_noisy' ? noisyRate : quietRate),
+                  seconds: s.seconds,
+                  maxSockets: 256,
+                },
+                s.noisy_nice,
+              )
             : null;
         await server.reset();
         noisy?.go();
@@ -383,6 +405,13 @@ export async function runB7(s: B7Settings, brokers: string[], id: string, b6Capa
             .sort((a, b) => b.ms - a.ms)
             .slice(0, 5);
           for (const line of explainSlow(slowest, spans, performance.timeOrigin + t0)) say(`B7 round ${k + 1} ${name}: ${line}`);
+          say(
+            `B7 round ${k + 1} ${name}: steps of every quiet answer, p50/p95/p99 ms: ${stepPercentiles(
+              samples.filter((x) => x.role === 'quiet' && x.at >= s.warmup_seconds && x.status === 200),
+              spans,
+              performance.timeOrigin + t0,
+            )}`,
+          );
         }
         await sleep(1000);
       }
@@ -524,8 +553,9 @@ class NoisyClient {
     this.finished = new Promise((resolve) => child.once('message', (m: NoisyReport) => resolve(m)));
   }
 
-  static async start(run: NoisyRun): Promise<NoisyClient> {
+  static async start(run: NoisyRun, nice: number): Promise<NoisyClient> {
     const child = fork(fileURLToPath(new URL('./b7-noisy.ts', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    if (nice !== 0 && child.pid !== undefined) setPriority(child.pid, nice);
     await new Promise<void>((resolve, reject) => {
       child.once('message', () => resolve());
       child.once('exit', (code) => reject(new Error(`b7-noisy.ts exited with ${code}`)));
@@ -554,6 +584,48 @@ class NoisyClient {
   }
 }
 
+/** The server's spans by trace id. */
+function byTraceId(spans: TimedSpan[]): Map<string, TimedSpan[]> {
+  const out = new Map<string, TimedSpan[]>();
+  for (const x of spans) out.set(x.traceId, [...(out.get(x.traceId) ?? []), x]);
+  return out;
+}
+
+/** An answer's due time (epoch ms) and its request, append and apply spans. */
+function answerSpans(x: Sample, byTrace: Map<string, TimedSpan[]>, phaseStart: number) {
+  const mine = byTrace.get(x.traceId ?? '') ?? [];
+  return {
+    due: phaseStart + x.at * 1000,
+    http: mine.find((y) => y.name.startsWith('POST')),
+    send: mine.find((y) => y.name.startsWith('send ')),
+    apply: mine.find((y) => y.name.startsWith('apply ')),
+  };
+}
+
+/** The steps of one answer (ms; undefined where a span is missing), as explainSlow names them. */
+function stepsOf(x: Sample, byTrace: Map<string, TimedSpan[]>, phaseStart: number): Record<string, number | undefined> {
+  const { due, http, send, apply } = answerSpans(x, byTrace, phaseStart);
+  const d = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : b - a);
+  return {
+    to_request: d(due, http?.start),
+    to_append: d(http?.start, send?.start),
+    append: d(send?.start, send?.end),
+    to_apply: d(send?.end, apply?.start),
+    apply: d(apply?.start, apply?.end),
+    to_answer: d(apply?.end, http?.end),
+    to_client: d(http?.end, due + x.ms),
+  };
+}
+
+/** BENCH_B7_TRACE: each step's p50/p95/p99 over every answer given, so a phase's extra latency shows where it is. */
+function stepPercentiles(answers: Sample[], spans: TimedSpan[], phaseStart: number): string {
+  const byTrace = byTraceId(spans);
+  const cols = new Map<string, number[]>();
+  for (const x of answers)
+    for (const [k, v] of Object.entries(stepsOf(x, byTrace, phaseStart))) if (v !== undefined) cols.set(k, [...(cols.get(k) ?? []), v]);
+  return [...cols].map(([k, v]) => `${k} ${[50, 95, 99].map((q) => round(percentile(v, q), 1)).join('/')}`).join(', ');
+}
+
 /**
  * BENCH_B7_TRACE: where each slow answer's time went, from the server's spans (epoch ms; the client's
  * due time is `phaseStart` + its offset): sent → request span (accept, read), → append, append,
@@ -561,18 +633,13 @@ class NoisyClient {
  * applied in, → answer (commit, NOTIFY, reply). Then every transaction over 100 ms near them.
  */
 function explainSlow(slow: Sample[], spans: TimedSpan[], phaseStart: number): string[] {
-  const byTrace = new Map<string, TimedSpan[]>();
-  for (const x of spans) byTrace.set(x.traceId, [...(byTrace.get(x.traceId) ?? []), x]);
+  const byTrace = byTraceId(spans);
   const bySpan = new Map(spans.map((x) => [x.spanId, x]));
   const out: string[] = [];
   let from = Infinity;
   let to = -Infinity;
   for (const x of slow) {
-    const due = phaseStart + x.at * 1000;
-    const mine = byTrace.get(x.traceId ?? '') ?? [];
-    const http = mine.find((y) => y.name.startsWith('POST'));
-    const send = mine.find((y) => y.name.startsWith('send '));
-    const apply = mine.find((y) => y.name.startsWith('apply '));
+    const { due, http, send, apply } = answerSpans(x, byTrace, phaseStart);
     const group = apply?.links.map((id) => bySpan.get(id)).find((y) => y?.name === 'apply group');
     const d = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '?' : String(Math.round(b - a)));
     from = Math.min(from, due);

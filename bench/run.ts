@@ -100,6 +100,8 @@ const settings = {
     capacity_seconds: envInt(env, 'BENCH_B7_CAPACITY_SECONDS', quick ? 5 : 10, 1),
     shop_rate_fraction: 0.1,
     drain_timeout_s: envInt(env, 'BENCH_B7_DRAIN_SECONDS', 60, 1),
+    noisy_nice: envInt(env, 'BENCH_B7_NOISY_NICE', 10, 0),
+    fixed_capacity: envInt(env, 'BENCH_B7_CAPACITY', 0, 0),
     topology: env['BENCH_B7_TOPOLOGY'] === 'split' ? ('split' as const) : ('one_process' as const),
   },
   b8: {
