@@ -2,16 +2,7 @@ import type { PoolClient } from '@ingest/db';
 import type { Command } from '@ingest/domain';
 import type { TopicNames } from '@ingest/kafka';
 import { projectCommand } from './projectCommand.ts';
-import {
-  advanceCheckpoint,
-  claimCommand,
-  lockShop,
-  openParkedCommand,
-  parkCommand,
-  storeResult,
-  writeOutbox,
-  type CommandPosition,
-} from './runtimeStore.ts';
+import { claimAndLock, openParkedCommand, parkCommand, storeOutcome, type CommandPosition } from './runtimeStore.ts';
 
 export type ApplyOutcome = 'applied' | 'duplicate' | 'parked';
 
@@ -30,10 +21,7 @@ export interface ApplyOptions {
  * first: an in-place rebuild's swap locks the claims table to find no live transaction half way.
  */
 export async function applyCommand(tx: PoolClient, c: Command, at: CommandPosition, opts: ApplyOptions): Promise<ApplyOutcome> {
-  const claimed = await claimCommand(tx, c, at);
-  if (opts.checkpoint && !(await advanceCheckpoint(tx, at, c.command_id))) return 'duplicate';
-  if (!claimed) return 'duplicate';
-  await lockShop(tx, c.shop);
+  if (!(await claimAndLock(tx, c, at, opts.checkpoint ?? false))) return 'duplicate';
   if (opts.parkBehind) {
     const blocker = await openParkedCommand(tx, c.shop);
     if (blocker) {
@@ -54,8 +42,7 @@ export async function applyCommand(tx: PoolClient, c: Command, at: CommandPositi
   }
   const { reply, events } = await projectCommand(tx, c);
   if (opts.sideEffects) {
-    await writeOutbox(tx, events, opts.sideEffects.topics);
-    await storeResult(tx, c, reply);
+    await storeOutcome(tx, c, reply, events, opts.sideEffects.topics);
   }
   return 'applied';
 }

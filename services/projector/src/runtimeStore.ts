@@ -35,7 +35,45 @@ export async function claimCommand(
  * Keyed by the schema as well, so a rebuild in a shadow schema (D26) never waits for live.
  */
 export async function lockShop(tx: PoolClient, shop: string): Promise<void> {
-  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || $1, 0))`, [shop]);
+  await tx.query(`SELECT pg_advisory_xact_lock(${shopLockKey('$1')})`, [shop]);
+}
+
+/** The advisory lock key of the shop in SQL parameter `param`, in the current schema (lockShop). */
+const shopLockKey = (param: string): string => `hashtextextended(current_schema() || '/' || ${param}, 0)`;
+
+/**
+ * The start of a live command's transaction in one statement (it was three round trips, each a
+ * wait for a core on a busy machine: B7): claims the command (claimCommand, D4), moves its
+ * partition's position past it when `checkpoint` (advanceCheckpoint, issue 11) and, only when both
+ * say the command is new, locks its shop (lockShop). True: apply it; false: a duplicate. The lock
+ * is taken after the claim, as before (the claims table is locked first, see applyCommand); what
+ * must see the state after the lock (the parked check, the loads) runs in later statements.
+ */
+export async function claimAndLock(
+  tx: PoolClient,
+  c: { command_id: string; shop: string; kind: string; received_at: string },
+  at: CommandPosition,
+  checkpoint: boolean,
+): Promise<boolean> {
+  const { rows } = await tx.query<{ go: boolean }>(
+    `WITH claim AS (
+       INSERT INTO processed_commands (command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, received_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (command_id) DO NOTHING RETURNING 1
+     ), position AS (
+       INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset, last_command_id, updated_at)
+       SELECT $8, $4, $5, $6::bigint + 1, $1, now() WHERE $9::boolean
+       ON CONFLICT (projector, kafka_topic, kafka_partition) DO UPDATE
+         SET next_offset = EXCLUDED.next_offset, last_command_id = EXCLUDED.last_command_id, updated_at = EXCLUDED.updated_at
+         WHERE projector_checkpoints.next_offset <= $6::bigint
+       RETURNING 1
+     ), go AS (
+       SELECT EXISTS (SELECT 1 FROM claim) AND (NOT $9::boolean OR EXISTS (SELECT 1 FROM position)) AS go
+     )
+     SELECT go.go, (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(${shopLockKey('$2')}) WHERE go.go) l) AS locked FROM go`,
+    [c.command_id, c.shop, c.kind, at.topic, at.partition, at.offset, c.received_at, LIVE_PROJECTOR, checkpoint],
+  );
+  return rows[0]?.go === true;
 }
 
 /** Stores the reply and wakes the waiting gateways (NOTIFY is delivered on commit). */
@@ -49,10 +87,37 @@ export async function storeResult(tx: PoolClient, c: { command_id: string; shop:
   );
 }
 
-export async function writeOutbox(tx: PoolClient, events: OutboxEvent[], topics: TopicNames): Promise<void> {
-  if (events.length === 0) return;
+/**
+ * A projected command's side effects in one statement (two round trips before): its outbox rows (D5,
+ * as writeOutbox) and its stored reply (D6, as storeResult), each with its NOTIFY on commit.
+ */
+export async function storeOutcome(
+  tx: PoolClient,
+  c: { command_id: string; shop: string; kind: string },
+  reply: Reply,
+  events: OutboxEvent[],
+  topics: TopicNames,
+): Promise<void> {
+  await tx.query(
+    `WITH ins AS (
+       INSERT INTO agent_runtime.outbox (event_id, topic, message_key, headers, payload, command_id, log_table)
+       SELECT event_id, topic, message_key, headers, payload, command_id, log_table
+         FROM jsonb_to_recordset($6::jsonb) AS x(event_id uuid, topic text, message_key text, headers jsonb,
+              payload jsonb, command_id uuid, log_table text)
+       ON CONFLICT (event_id) DO NOTHING RETURNING 1
+     ), r AS (
+       INSERT INTO agent_runtime.command_results (command_id, shop, kind, status_code, body)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (command_id) DO NOTHING RETURNING command_id
+     )
+     SELECT (SELECT pg_notify('outbox', '') WHERE EXISTS (SELECT 1 FROM ins)),
+            (SELECT pg_notify('command_results', $1::text) FROM r)`,
+    [c.command_id, c.shop, c.kind, reply.status, JSON.stringify(reply.body), JSON.stringify(outboxRows(events, topics))],
+  );
+}
+
+function outboxRows(events: OutboxEvent[], topics: TopicNames) {
   const topicOf = { audit: topics.audit, stock_zero: topics.stockZero, stock_restored: topics.stockRestored };
-  const rows = events.map((e) => ({
+  return events.map((e) => ({
     event_id: e.event_id,
     topic: topicOf[e.channel],
     message_key: e.key,
@@ -61,16 +126,6 @@ export async function writeOutbox(tx: PoolClient, events: OutboxEvent[], topics:
     command_id: e.command_id,
     log_table: e.log_table ?? null,
   }));
-  await tx.query(
-    `WITH ins AS (
-       INSERT INTO agent_runtime.outbox (event_id, topic, message_key, headers, payload, command_id, log_table)
-       SELECT event_id, topic, message_key, headers, payload, command_id, log_table
-         FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, topic text, message_key text, headers jsonb,
-              payload jsonb, command_id uuid, log_table text)
-       ON CONFLICT (event_id) DO NOTHING RETURNING 1)
-     SELECT pg_notify('outbox', '') WHERE EXISTS (SELECT 1 FROM ins)`,
-    [JSON.stringify(rows)],
-  );
 }
 
 /** The live projection's position: its checkpoint rows carry this projector name. */
