@@ -17,15 +17,34 @@ export async function claimCommand(
   c: { command_id: string; shop: string; kind: string; received_at: string },
   at: CommandPosition,
 ): Promise<boolean> {
-  const r = await tx.query(
-    `INSERT INTO processed_commands
-       (command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, received_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (command_id) DO NOTHING`,
-    [c.command_id, c.shop, c.kind, at.topic, at.partition, at.offset, c.received_at],
-  );
+  const r = await tx.query(CLAIM_SQL, claimParams(c, at));
   return r.rowCount === 1;
 }
+
+/** The claim (D4): parameters $1..$7 as claimParams gives them. */
+const CLAIM_SQL = `INSERT INTO processed_commands (command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, received_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (command_id) DO NOTHING`;
+
+const claimParams = (c: { command_id: string; shop: string; kind: string; received_at: string }, at: CommandPosition): unknown[] => [
+  c.command_id,
+  c.shop,
+  c.kind,
+  at.topic,
+  at.partition,
+  at.offset,
+  c.received_at,
+];
+
+/**
+ * Moves a partition's position past the command at `offset` unless it is there already (the
+ * parameters' SQL names given; `when`: a condition for moving it at all).
+ */
+const advanceSql = (p: { projector: string; topic: string; partition: string; offset: string; commandId: string }, when = 'true'): string =>
+  `INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset, last_command_id, updated_at)
+   SELECT ${p.projector}, ${p.topic}, ${p.partition}, ${p.offset}::bigint + 1, ${p.commandId}, now() WHERE ${when}
+   ON CONFLICT (projector, kafka_topic, kafka_partition) DO UPDATE
+     SET next_offset = EXCLUDED.next_offset, last_command_id = EXCLUDED.last_command_id, updated_at = EXCLUDED.updated_at
+     WHERE projector_checkpoints.next_offset <= ${p.offset}::bigint`;
 
 /**
  * Serialises the transactions that write one shop's rows, for the rest of this transaction. The
@@ -56,22 +75,13 @@ export async function claimAndLock(
   checkpoint: boolean,
 ): Promise<boolean> {
   const { rows } = await tx.query<{ go: boolean }>(
-    `WITH claim AS (
-       INSERT INTO processed_commands (command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, received_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (command_id) DO NOTHING RETURNING 1
-     ), position AS (
-       INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset, last_command_id, updated_at)
-       SELECT $8, $4, $5, $6::bigint + 1, $1, now() WHERE $9::boolean
-       ON CONFLICT (projector, kafka_topic, kafka_partition) DO UPDATE
-         SET next_offset = EXCLUDED.next_offset, last_command_id = EXCLUDED.last_command_id, updated_at = EXCLUDED.updated_at
-         WHERE projector_checkpoints.next_offset <= $6::bigint
-       RETURNING 1
-     ), go AS (
+    `WITH claim AS (${CLAIM_SQL} RETURNING 1),
+     position AS (${advanceSql({ projector: '$8', topic: '$4', partition: '$5', offset: '$6', commandId: '$1' }, '$9::boolean')} RETURNING 1),
+     go AS (
        SELECT EXISTS (SELECT 1 FROM claim) AND (NOT $9::boolean OR EXISTS (SELECT 1 FROM position)) AS go
      )
      SELECT go.go, (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(${shopLockKey('$2')}) WHERE go.go) l) AS locked FROM go`,
-    [c.command_id, c.shop, c.kind, at.topic, at.partition, at.offset, c.received_at, LIVE_PROJECTOR, checkpoint],
+    [...claimParams(c, at), LIVE_PROJECTOR, checkpoint],
   );
   return rows[0]?.go === true;
 }
@@ -88,8 +98,9 @@ export async function storeResult(tx: PoolClient, c: { command_id: string; shop:
 }
 
 /**
- * A projected command's side effects in one statement (two round trips before): its outbox rows (D5,
- * as writeOutbox) and its stored reply (D6, as storeResult), each with its NOTIFY on commit.
+ * A projected command's side effects in one statement (two round trips before): its outbox rows (D5;
+ * an event already there is kept) and its stored reply (D6, as storeResult), each with its NOTIFY
+ * on commit (`outbox` only when a row was written).
  */
 export async function storeOutcome(
   tx: PoolClient,
@@ -138,14 +149,13 @@ export const LIVE_PROJECTOR = 'live';
  * this is a redelivery, a rebalance, or a consumer group reset to the earliest offset.
  */
 export async function advanceCheckpoint(tx: PoolClient, at: CommandPosition, commandId: string | null): Promise<boolean> {
-  const r = await tx.query(
-    `INSERT INTO agent_runtime.projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset, last_command_id, updated_at)
-     VALUES ($1, $2, $3, $4::bigint + 1, $5, now())
-     ON CONFLICT (projector, kafka_topic, kafka_partition) DO UPDATE
-       SET next_offset = EXCLUDED.next_offset, last_command_id = EXCLUDED.last_command_id, updated_at = EXCLUDED.updated_at
-       WHERE projector_checkpoints.next_offset <= $4::bigint`,
-    [LIVE_PROJECTOR, at.topic, at.partition, at.offset, commandId],
-  );
+  const r = await tx.query(advanceSql({ projector: '$1', topic: '$2', partition: '$3', offset: '$4', commandId: '$5' }), [
+    LIVE_PROJECTOR,
+    at.topic,
+    at.partition,
+    at.offset,
+    commandId,
+  ]);
   return r.rowCount === 1;
 }
 
