@@ -47,9 +47,14 @@ export interface Relay {
 /**
  * Messages per produce request. kafkajs encodes a request synchronously, about 25 µs a message with
  * our CloudEvents headers: 1,000 held the event loop, and with it every waiting HTTP answer and
- * command of the process, for 25 ms at a time (B7's quiet answers); 200 hold it for about 5 ms.
+ * command of the process, for 25 ms at a time (B7's quiet answers); 200 hold it for about 5 ms. But
+ * each request's acknowledgement is waited for before the next (one in flight keeps the order):
+ * 5,000 messages went out at 10,200–13,700 a second in slices of 200 against 13,200–17,800 in
+ * slices of 1,000 (alternating, one broker). So small slices while the relay keeps up, where the
+ * latency of the process's other work matters, and large ones once a round finds a backlog.
  */
-const SEND_SLICE = 200;
+const BACKLOG_MESSAGES = 2000;
+const sendSlice = (roundMessages: number): number => (roundMessages > BACKLOG_MESSAGES ? 1000 : 200);
 const LEADER_LOCK = 0x6f7574626f78; // 'outbox': one relay publishes at a time, others stand by
 
 interface OutboxRow {
@@ -184,9 +189,10 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
     }
     if (!leader || session !== s) return 0; // lost the session while reading: the new leader sends these
     // Sent in slices, each acknowledged before the next (one request in flight keeps the order).
-    for (let i = 0; i < messages.length; i += SEND_SLICE) {
+    const slice = sendSlice(messages.length);
+    for (let i = 0; i < messages.length; i += slice) {
       const sent = metrics.publishSeconds.startTimer();
-      await sink.sendMany(messages.slice(i, i + SEND_SLICE));
+      await sink.sendMany(messages.slice(i, i + slice));
       sent();
     }
     await failpoint('relay.after-publish-before-mark');
