@@ -587,7 +587,11 @@ class NoisyClient {
 /** The server's spans by trace id. */
 function byTraceId(spans: TimedSpan[]): Map<string, TimedSpan[]> {
   const out = new Map<string, TimedSpan[]>();
-  for (const x of spans) out.set(x.traceId, [...(out.get(x.traceId) ?? []), x]);
+  for (const x of spans) {
+    const list = out.get(x.traceId);
+    if (list) list.push(x);
+    else out.set(x.traceId, [x]);
+  }
   return out;
 }
 
@@ -602,18 +606,21 @@ function answerSpans(x: Sample, byTrace: Map<string, TimedSpan[]>, phaseStart: n
   };
 }
 
-/** The steps of one answer (ms; undefined where a span is missing), as explainSlow names them. */
+/** Milliseconds from `a` to `b`, or undefined where a span is missing. */
+const between = (a: number | undefined, b: number | undefined): number | undefined =>
+  a === undefined || b === undefined ? undefined : b - a;
+
+/** The steps of one answer (ms), as explainSlow names them. */
 function stepsOf(x: Sample, byTrace: Map<string, TimedSpan[]>, phaseStart: number): Record<string, number | undefined> {
   const { due, http, send, apply } = answerSpans(x, byTrace, phaseStart);
-  const d = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : b - a);
   return {
-    to_request: d(due, http?.start),
-    to_append: d(http?.start, send?.start),
-    append: d(send?.start, send?.end),
-    to_apply: d(send?.end, apply?.start),
-    apply: d(apply?.start, apply?.end),
-    to_answer: d(apply?.end, http?.end),
-    to_client: d(http?.end, due + x.ms),
+    to_request: between(due, http?.start),
+    to_append: between(http?.start, send?.start),
+    append: between(send?.start, send?.end),
+    to_apply: between(send?.end, apply?.start),
+    apply: between(apply?.start, apply?.end),
+    to_answer: between(apply?.end, http?.end),
+    to_client: between(http?.end, due + x.ms),
   };
 }
 
@@ -639,17 +646,18 @@ function explainSlow(slow: Sample[], spans: TimedSpan[], phaseStart: number): st
   let from = Infinity;
   let to = -Infinity;
   for (const x of slow) {
-    const { due, http, send, apply } = answerSpans(x, byTrace, phaseStart);
+    const { due, send, apply } = answerSpans(x, byTrace, phaseStart);
+    const steps = stepsOf(x, byTrace, phaseStart);
     const group = apply?.links.map((id) => bySpan.get(id)).find((y) => y?.name === 'apply group');
-    const d = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '?' : String(Math.round(b - a)));
+    const ms = (v: number | undefined): string => (v === undefined ? '?' : String(Math.round(v)));
     from = Math.min(from, due);
     to = Math.max(to, due + x.ms);
     out.push(
-      `slow ${Math.round(x.ms)} ms at ${round(x.at, 1)} s (${x.shop}): to request ${d(due, http?.start)}, to append ${d(http?.start, send?.start)}, append ${d(send?.start, send?.end)}, to apply ${d(send?.end, apply?.start)}` +
+      `slow ${Math.round(x.ms)} ms at ${round(x.at, 1)} s (${x.shop}): to request ${ms(steps['to_request'])}, to append ${ms(steps['to_append'])}, append ${ms(steps['append'])}, to apply ${ms(steps['to_apply'])}` +
         (group
-          ? ` (group of ${group.groupCommands} began ${d(send?.end, group.start)} after the append, took ${d(group.start, group.end)})`
+          ? ` (group of ${group.groupCommands} began ${ms(between(send?.end, group.start))} after the append, took ${ms(between(group.start, group.end))})`
           : '') +
-        `, apply ${d(apply?.start, apply?.end)}, to answer ${d(apply?.end, http?.end)}, to client ${d(http?.end, due + x.ms)}`,
+        `, apply ${ms(steps['apply'])}, to answer ${ms(steps['to_answer'])}, to client ${ms(steps['to_client'])}`,
     );
   }
   const txs = spans.filter(

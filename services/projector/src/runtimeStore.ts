@@ -88,14 +88,20 @@ export async function claimAndLock(
 
 /** Stores the reply and wakes the waiting gateways (NOTIFY is delivered on commit). */
 export async function storeResult(tx: PoolClient, c: { command_id: string; shop: string; kind: string }, reply: Reply): Promise<void> {
-  await tx.query(
-    `WITH r AS (
-       INSERT INTO agent_runtime.command_results (command_id, shop, kind, status_code, body)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (command_id) DO NOTHING RETURNING command_id)
-     SELECT pg_notify('command_results', $1::text) FROM r`,
-    [c.command_id, c.shop, c.kind, reply.status, JSON.stringify(reply.body)],
-  );
+  await tx.query(`WITH r AS (${RESULT_SQL}) SELECT pg_notify('command_results', $1::text) FROM r`, resultParams(c, reply));
 }
+
+/** The stored reply (D6): parameters $1..$5 as resultParams gives them; returns its command id when new. */
+const RESULT_SQL = `INSERT INTO agent_runtime.command_results (command_id, shop, kind, status_code, body)
+  VALUES ($1, $2, $3, $4, $5) ON CONFLICT (command_id) DO NOTHING RETURNING command_id`;
+
+const resultParams = (c: { command_id: string; shop: string; kind: string }, reply: Reply): unknown[] => [
+  c.command_id,
+  c.shop,
+  c.kind,
+  reply.status,
+  JSON.stringify(reply.body),
+];
 
 /**
  * A projected command's side effects in one statement (two round trips before): its outbox rows (D5;
@@ -116,13 +122,10 @@ export async function storeOutcome(
          FROM jsonb_to_recordset($6::jsonb) AS x(event_id uuid, topic text, message_key text, headers jsonb,
               payload jsonb, command_id uuid, log_table text)
        ON CONFLICT (event_id) DO NOTHING RETURNING 1
-     ), r AS (
-       INSERT INTO agent_runtime.command_results (command_id, shop, kind, status_code, body)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (command_id) DO NOTHING RETURNING command_id
-     )
+     ), r AS (${RESULT_SQL})
      SELECT (SELECT pg_notify('outbox', '') WHERE EXISTS (SELECT 1 FROM ins)),
             (SELECT pg_notify('command_results', $1::text) FROM r)`,
-    [c.command_id, c.shop, c.kind, reply.status, JSON.stringify(reply.body), JSON.stringify(outboxRows(events, topics))],
+    [...resultParams(c, reply), JSON.stringify(outboxRows(events, topics))],
   );
 }
 
