@@ -2,7 +2,8 @@
 // no cycles, and no import upwards between the layers
 //   packages/domain  (pure deciders)      ← packages/contracts (schemas, generated types) only
 //   packages/*       (adapters, runtime)  ← never services/*, scripts/, tests/, bench/
-//   services/*       (gateway, projector) ← never scripts/, tests/, bench/
+//   services/*       (gateway, projector, operator) ← never scripts/, tests/, bench/, nor each other
+// and every workspace is imported by its package name, never by a path into its src/.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -35,6 +36,30 @@ module.exports = {
       to: { path: '^(scripts|tests|bench)/' },
     },
     {
+      name: 'no-service-to-service',
+      severity: 'error',
+      comment:
+        'A service is a process (gateway, projector, operator tools); what two of them share lives in a package (the projection core is packages/projection).',
+      from: { path: '^services/([^/]+)/' },
+      to: { path: '^services/', pathNot: '^services/$1/' },
+    },
+    {
+      name: 'workspaces-through-their-package-name',
+      severity: 'error',
+      comment:
+        'Another workspace is imported by its package name (@ingest/…), which resolves to an entry its package.json exports; never by a relative path into its files.',
+      from: { path: '^(packages/[^/]+|services/[^/]+)/' },
+      to: { path: '^(packages|services)/', pathNot: '^$1/', dependencyTypes: ['local'] },
+    },
+    {
+      name: 'tools-through-package-names',
+      severity: 'error',
+      comment:
+        'Scripts, tests and benches use the workspaces as their users do: through their package names, not relative paths into their files.',
+      from: { path: '^(scripts|tests|bench)/' },
+      to: { path: '^(packages|services)/', dependencyTypes: ['local'] },
+    },
+    {
       name: 'runtime-through-its-index',
       severity: 'error',
       comment:
@@ -47,7 +72,7 @@ module.exports = {
       severity: 'error',
       comment: 'Test fixtures live beside src/ (packages/*/testing), for tests, benches and scripts; production code does not import them.',
       from: { path: '^(packages|services)/[^/]+/src/', pathNot: '\\.test\\.ts$' },
-      to: { path: '^packages/[^/]+/testing/' },
+      to: { path: '^(packages|services)/[^/]+/testing/' },
     },
     {
       name: 'no-test-imports-in-src',

@@ -6,9 +6,7 @@
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool, type Pool, type PoolClient } from '@ingest/db';
 import type { Command, InventorySnapshotCommand, SnapshotLine } from '@ingest/domain';
-import { applyCommand } from '../services/projector/src/applyCommand.ts';
-import { createCommandDecoder } from '../services/projector/src/decodeCommand.ts';
-import type { CommandPosition } from '../services/projector/src/runtimeStore.ts';
+import { applyCommand, createCommandDecoder, type CommandPosition } from '@ingest/projection';
 import { barcodeOf, BIG_TABLES, explainLoads, nextPosition, preloadB1, SHOP, TOPICS, type B1Settings, type B1World } from './b1-data.ts';
 import { bareLevels, bareOrders, copyLevels, copyOrders, levelRows, orderLineRows, type Rows } from './b1-baselines.ts';
 import { applyFloor, FLOOR_SQL, floorParams } from './b1-floor.ts';

@@ -2,7 +2,7 @@
 // the EXPLAIN of the projector's load queries against it.
 import type { Pool, PoolClient } from '@ingest/db';
 import type { TopicNames } from '@ingest/kafka';
-import { applyCommand } from '../services/projector/src/applyCommand.ts';
+import { applyCommand } from '@ingest/projection';
 import { registerChannelsCommand, registerLocationsCommand } from './lib/commands.ts';
 import { explainLoad, type PlanSummary } from './lib/db.ts';
 import { say, uuidv7 } from './lib/util.ts';

@@ -11,8 +11,7 @@
 import type { PoolClient } from '@ingest/db';
 import { eventId, type InventorySnapshotCommand } from '@ingest/domain';
 import type { TopicNames } from '@ingest/kafka';
-import { SNAPSHOT_CTES, snapshotParams } from '../services/projector/src/inventory/snapshotSet.ts';
-import { claimCommand, lockShop, type CommandPosition } from '../services/projector/src/runtimeStore.ts';
+import { SNAPSHOT_CTES, snapshotParams, claimCommand, lockShop, type CommandPosition } from '@ingest/projection';
 
 const EVENT_NS_HEX = 'e3a9f1c7-6d2b-4e8a-9b5f-1c7d3e9a2f6b'.replaceAll('-', ''); // packages/domain/src/ids.ts EVENT_NS
 const CE_SOURCE = '/retail-ingestion/projector'; // CLOUDEVENTS_SOURCE

@@ -4,8 +4,7 @@
 import type { Pool, PoolClient } from '@ingest/db';
 import type { Command, InventorySnapshotCommand, SnapshotLine } from '@ingest/domain';
 import type { TopicNames } from '@ingest/kafka';
-import { applyCommand } from '../services/projector/src/applyCommand.ts';
-import type { CommandPosition } from '../services/projector/src/runtimeStore.ts';
+import { applyCommand, type CommandPosition } from '@ingest/projection';
 import { applyFloor } from './b1-floor.ts';
 import {
   availableDeltaCommand,

@@ -12,7 +12,8 @@ import {
   type CommandEnvelopeLike,
   type TopicNames,
 } from '@ingest/kafka';
-import { compareReadModels, replayCommandLog, startProjector } from '@ingest/projector';
+import { compareReadModels, replayCommandLog } from '@ingest/operator';
+import { startProjector } from '@ingest/projector';
 import { createRegistry, readKafkaSecurity, silentLogger } from '@ingest/runtime';
 import {
   availableDeltaCommand,

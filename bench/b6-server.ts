@@ -13,7 +13,7 @@ import { buildApp, DEFAULT_GATEWAY_CONFIG, runGateway, type ReplyWaiter } from '
 import { createKafka, createMessageSink, type CommandLog } from '@ingest/kafka';
 import { runProjector, startRelay } from '@ingest/projector';
 import { createLogger, createRegistry, readCommonConfig, setting, silentLogger } from '@ingest/runtime';
-import { applyCommand } from '../services/projector/src/applyCommand.ts';
+import { applyCommand } from '@ingest/projection';
 import { serveBench } from './lib/serverProcess.ts';
 import { startSpanLog } from './lib/spanLog.ts';
 

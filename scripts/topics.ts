@@ -2,6 +2,7 @@
 //   npm run topics -- --check   print the drift (partitions, replication, configs); exit 1 on drift
 //   npm run topics -- --apply   create what is missing, add partitions, set configs; say what it cannot
 //   npm run topics -- --plan    print the plan
+// The same tool as the image's `node services/operator/src/cli/topics.ts`, with the repository's .env.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@ingest/devstack';

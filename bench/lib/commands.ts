@@ -13,7 +13,7 @@ import type {
 } from '@ingest/domain';
 import { businessDate } from '@ingest/runtime';
 import { validOrderRow } from '@ingest/domain/testing';
-import { payloadHash } from '../../services/gateway/src/inventoryInput.ts';
+import { payloadHash } from '@ingest/gateway';
 import { nextInstant, uuidv7 } from './util.ts';
 
 export const BUSINESS_TIMEZONE = 'Asia/Tokyo';

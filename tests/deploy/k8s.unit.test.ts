@@ -12,8 +12,8 @@ import { ConfigMap, Service } from 'kubernetes-models/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGatewayConfig } from '@ingest/gateway';
 import { checkSettings, combinedChecks, createRegistry, readCommonConfig, SETTINGS } from '@ingest/runtime';
-import { startTestGateway, type TestGateway } from '../../services/gateway/src/testGateway.ts';
-import { createProbeServer } from '../../services/projector/src/probes.ts';
+import { startTestGateway, type TestGateway } from '@ingest/gateway/testing';
+import { createProbeServer } from '@ingest/projector';
 import { hasCommand, read, readYamlDocs, REPO, TOOL_CHECKS } from './support.ts';
 
 type Obj = Record<string, any>;

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { createRegistry, lintExposition, registerPoolMetrics } from '@ingest/runtime';
-import { gatewayMetrics } from '../../services/gateway/src/metrics.ts';
-import { startTestGateway, type TestGateway } from '../../services/gateway/src/testGateway.ts';
-import { projectorMetrics, prunerMetrics, relayMetrics, upkeepMetrics } from '../../services/projector/src/metrics.ts';
+import { gatewayMetrics } from '@ingest/gateway';
+import { startTestGateway, type TestGateway } from '@ingest/gateway/testing';
+import { projectorMetrics, prunerMetrics, relayMetrics, upkeepMetrics } from '@ingest/projector';
 import { promtoolPath } from '../../scripts/promtool.ts';
 import {
   defaultMetricNames,

@@ -5,7 +5,7 @@ import { SchemaRegistry } from '@ingest/contracts';
 import { createPool, type Pool } from '@ingest/db';
 import { validOrderRow } from '@ingest/domain/testing';
 import { createCommandLog, createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
-import { createDryRunner } from '@ingest/projector';
+import { createDryRunner } from '@ingest/projection';
 import { CRON_SECRET, INGEST_SECRET, post, startPipeline, waitFor, type HttpResult, type TestPipeline } from '../support/pipeline.ts';
 import { INVENTORY_ENV } from '../support/inventory.ts';
 

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leaksInternals } from '../../services/gateway/src/testGateway.ts';
+import { leaksInternals } from '@ingest/gateway/testing';
 import { CRON_SECRET, get, INGEST_SECRET, post, startPipeline, type HttpResult, type TestPipeline } from '../support/pipeline.ts';
 
 // The gateway's error catalog through the real pipeline, one or two cases per path: the answers

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createDatabaseFromTemplate, createPool, dropDatabase } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
-import { compareReadModels, listParked, replayCommandLog, retryParked, skipParked } from '@ingest/projector';
+import { compareReadModels, listParked, replayCommandLog, retryParked, skipParked } from '@ingest/operator';
 import { documentedAnswers } from '../support/openapi.ts';
 import { INGEST_SECRET, get, post, startPipeline, type TestPipeline } from '../support/pipeline.ts';
 

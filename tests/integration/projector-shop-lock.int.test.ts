@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDeltaCommand } from '../../bench/lib/commands.ts';
-import { applyCommand } from '../../services/projector/src/applyCommand.ts';
+import { applyCommand } from '@ingest/projection';
 import { INGEST_SECRET, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
 // Two transactions for the same shop never interleave: the second waits for the first's shop lock

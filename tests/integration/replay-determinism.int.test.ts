@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createDatabaseFromTemplate, createPool, dropDatabase } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink, ensureTopics, topicPlan } from '@ingest/kafka';
-import { compareReadModels, replayCommandLog } from '@ingest/projector';
+import { compareReadModels, replayCommandLog } from '@ingest/operator';
 
 // D3 as a property: projecting the same random command log twice, into two empty databases,
 // yields identical rows, ids included. The log mixes every kind of write over two shops.

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createDatabaseFromTemplate, createPool, dropDatabase, type Pool } from '@ingest/db';
 import { createKafka } from '@ingest/kafka';
-import { compareReadModels, rebuildInPlace, REBUILT_TABLES, replayCommandLog, type RebuildOptions } from '@ingest/projector';
+import { compareReadModels, rebuildInPlace, REBUILT_TABLES, replayCommandLog, type RebuildOptions } from '@ingest/operator';
 import { collectTopics } from '../support/inventory.ts';
 import { INGEST_SECRET, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 import { mixedWorkload } from '../support/workload.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createDatabaseFromTemplate, createPool, dropDatabase, type Pool } from '@ingest/db';
 import { createKafka } from '@ingest/kafka';
-import { compareReadModels, replayCommandLog } from '@ingest/projector';
+import { compareReadModels, replayCommandLog } from '@ingest/operator';
 import { startPipeline, type TestPipeline } from '../support/pipeline.ts';
 import { mixedWorkload } from '../support/workload.ts';
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabaseFromTemplate, createPool, dropDatabase, withTransaction, type Pool } from '@ingest/db';
 import { logId, productId, type InventoryCommand, type LocationRef } from '@ingest/domain';
-import { projectInventory } from '../../services/projector/src/inventory/projectInventory.ts';
+import { projectInventory } from '@ingest/projection';
 
 // Issue 13: the set-based projection of snapshots (snapshotSet.ts) against its executable
 // specification, the deciders (decideSnapshot and friends). Random command sequences (snapshots,

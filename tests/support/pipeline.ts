@@ -120,7 +120,7 @@ export async function startPipeline(
 }
 
 // One HTTP reader for the unit and integration tiers (the gateway's test module).
-export { fetchAnswer, getAnswer as get, postJson as post, type HttpAnswer as HttpResult } from '../../services/gateway/src/testGateway.ts';
+export { fetchAnswer, getAnswer as get, postJson as post, type HttpAnswer as HttpResult } from '@ingest/gateway/testing';
 
 /** Polls until the condition holds (never a fixed sleep). */
 export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 15000, what = 'condition'): Promise<T> {

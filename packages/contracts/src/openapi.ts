@@ -12,6 +12,8 @@ export interface OpenApiOptions {
   publicBaseUrl: string;
   files?: SchemaFile[];
   version?: string;
+  /** Whether `/metrics` is served on the API's port (false when the gateway has METRICS_PORT). */
+  metricsOnApiPort?: boolean;
   /** Features of other work in progress, documented once they are served (see PLANNED). */
   planned?: Partial<typeof PLANNED>;
 }
@@ -312,7 +314,10 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       }),
     },
   };
-  paths['/metrics'] = { get: { operationId: 'metrics', ...open('Prometheus metrics', { 'text/plain': { schema: { type: 'string' } } }) } };
+  if (opts.metricsOnApiPort !== false)
+    paths['/metrics'] = {
+      get: { operationId: 'metrics', ...open('Prometheus metrics', { 'text/plain': { schema: { type: 'string' } } }) },
+    };
 
   const docs = (summary: string, content: JsonObject, extra: JsonObject = {}): JsonObject => ({
     ...open(summary, content, extra),

@@ -77,6 +77,7 @@ export {
   type Link,
   type Span,
 } from './observability/tracing.ts';
+export { createMetricsServer } from './observability/metricsServer.ts';
 export { checkReadiness, readinessProbe, registerReadinessMetric, type ReadinessChecks } from './observability/probes.ts';
 
 // process/: the life of a process: graceful shutdown and the test-only crash points.

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from './config.ts';
-import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
 // Issue 12, "admission that cannot be abused" (D13), at the buildApp tier: the in-flight budget
 // counts the bytes actually received, one connection holds at most a quarter of it, and a body that

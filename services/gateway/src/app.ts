@@ -43,6 +43,8 @@ export interface GatewayDeps {
   positions?: LogPositions;
   now?: () => Date;
   newId?: () => string;
+  /** False when METRICS_PORT gives `/metrics` a listener of its own: the API port then does not serve it. */
+  metricsOnApiPort?: boolean;
   /** What the API contracts (issue 15) name: the public base URL and the topics; defaults: the default settings. */
   docs?: DocsDeps;
 }
@@ -103,11 +105,12 @@ export function buildApp(deps: GatewayDeps): Express {
       isReady: deps.isReady ?? (async () => ({ ready: true })),
       ...(deps.readiness?.timeoutMs === undefined ? {} : { readyTimeoutMs: deps.readiness.timeoutMs }),
       ...(deps.readiness?.cacheMs === undefined ? {} : { readyCacheMs: deps.readiness.cacheMs }),
+      metrics: deps.metricsOnApiPort !== false,
     }),
   );
   app.use(removedRoutes());
   // Issue 15: the API contracts, before any route that asks for credentials.
-  app.use(docsRoutes(deps.docs ?? defaultDocs()));
+  app.use(docsRoutes({ ...(deps.docs ?? defaultDocs()), metricsOnApiPort: deps.metricsOnApiPort !== false }));
 
   const submit = {
     commandLog: deps.commandLog,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pool } from '@ingest/db';
 import { partitionForKey, type LogPositions } from '@ingest/kafka';
-import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
 // Issue 16 item 4: GET /api/commands/{id} of a pending command says how far it is from being
 // applied, from its receive time, the projector's checkpoint and the log's offsets; it writes nothing.

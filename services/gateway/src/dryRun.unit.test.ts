@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pool } from '@ingest/db';
 import type { DryRunner } from './dryRun.ts';
-import { TEST_AS_OF, TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from './testGateway.ts';
+import { TEST_AS_OF, TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from '../testing/testGateway.ts';
 
 // Issue 16 item 2 at the HTTP edge (D22): `?dry_run=true` on every write endpoint (and the order
 // lines' body flag) sends the command the real request would append to the dry runner instead; its

@@ -11,7 +11,7 @@ import {
   useTestGateway,
   type HttpAnswer as Answer,
   type TestGateway,
-} from './testGateway.ts';
+} from '../testing/testGateway.ts';
 
 // The gateway's error catalog at the HTTP edge, on buildApp with in-memory ports (STYLE.md): spec
 // Authentication / Errors / Removed interfaces, D8 (products auth), D9 (secret lists), D11 (status

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pool } from '@ingest/db';
 import { ERROR_CODE_HEADER, ERROR_CODES, replyErrorCode, type ErrorCode } from './errorCodes.ts';
-import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
 // Issue 17 item 6: every error answer names a stable code of the catalog in X-Error-Code, with the
 // catalog's status, while the body keeps the spec's shape.

@@ -4,7 +4,7 @@ import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '@ingest/runtime';
 import { errorHandler } from './errors.ts';
-import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
 // Issue 12 at the HTTP edge, built with buildApp and in-memory ports: no 5xx for anything a client
 // can send, nothing accepted that PostgreSQL would refuse, no lockout of other clients through

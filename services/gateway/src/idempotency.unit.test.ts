@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pool } from '@ingest/db';
-import { TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from './testGateway.ts';
+import { TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from '../testing/testGateway.ts';
 
 // Issue 16, item 1: the Idempotency-Key header at the HTTP edge, against an in-memory
 // agent_runtime.request_keys (the real statements run in tests/integration/idempotency-key).

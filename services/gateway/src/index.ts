@@ -4,3 +4,5 @@ export { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
 export { createReplyWaiter, type ReplyWaiter } from './replies.ts';
 export { secretMatches } from './auth.ts';
 export { dryRunRequested, type DryRunner, type DryRunOutcome } from './dryRun.ts';
+export { payloadHash } from './inventoryInput.ts';
+export { gatewayMetrics } from './metrics.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { leaksInternals, postJson, TEST_INGEST_SECRET, useTestGateway, type HttpAnswer as Answer } from './testGateway.ts';
+import { leaksInternals, postJson, TEST_INGEST_SECRET, useTestGateway, type HttpAnswer as Answer } from '../testing/testGateway.ts';
 
 // The HTTP edge of the inventory endpoints 3, 4 and 5 and of the admin registry (D14), on buildApp
 // with in-memory ports (STYLE.md): request shapes, D11 statuses (top-level problems 400, line

@@ -1,8 +1,9 @@
 import { Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lintExposition } from '@ingest/runtime';
-import { TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from './testGateway.ts';
+import { createMetricsServer, lintExposition } from '@ingest/runtime';
+import { TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from '../testing/testGateway.ts';
 
 // Issue 15 items 3 and 7 at the buildApp tier: the request metrics keep a bounded label set whatever
 // URLs are thrown at the gateway; /metrics passes Prometheus' naming rules; /readyz follows its
@@ -80,6 +81,29 @@ describe('GET /metrics', () => {
     const text = await (await fetch(`${gw.url}/metrics`)).text();
     expect(text).toContain('http_requests_total{');
     expect(lintExposition(text)).toEqual([]);
+  });
+
+  it('with a metrics port of its own (METRICS_PORT) is served there only: 404 on the API port, not in the OpenAPI document', async () => {
+    gw = await startTestGateway({}, { metricsOnApiPort: false });
+    const metricsServer = createMetricsServer(gw.registry).listen(0, '127.0.0.1');
+    await new Promise((resolve) => metricsServer.once('listening', resolve));
+    try {
+      const port = (metricsServer.address() as AddressInfo).port;
+      await raw(gw.port, 'GET', '/healthz');
+      expect((await fetch(`${gw.url}/metrics`)).status).toBe(404);
+      expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+      const openapi = (await (await fetch(`${gw.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+      expect(Object.keys(openapi.paths)).not.toContain('/metrics');
+      expect(Object.keys(openapi.paths)).toContain('/readyz');
+      const scraped = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toContain('http_requests_total{');
+      // Nothing but /metrics on that listener: it is opened to the monitoring namespace alone.
+      expect((await fetch(`http://127.0.0.1:${port}/api/ingest/products`, { method: 'POST' })).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`, { method: 'POST' })).status).toBe(405);
+    } finally {
+      metricsServer.close();
+    }
   });
 });
 

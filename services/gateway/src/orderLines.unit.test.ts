@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validOrderRow } from '@ingest/domain/testing';
-import { leaksInternals, postJson, startTestGateway, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
+import { leaksInternals, postJson, startTestGateway, TEST_INGEST_SECRET, useTestGateway } from '../testing/testGateway.ts';
 
 // Endpoint 6 (POST /api/order-line-master/bulk-upsert) at the HTTP edge, on buildApp with in-memory
 // ports (STYLE.md): the request's shape (spec Errors and Limits, D11), authentication (spec

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pool } from '@ingest/db';
 import { KafkaPortError } from '@ingest/kafka';
-import { TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from './testGateway.ts';
+import { TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from '../testing/testGateway.ts';
 
 // Issue 11, findings 1 and 2 at the HTTP edge: PostgreSQL unreachable is 503 with Retry-After, and
 // a write is refused before it is appended (so no 202 can be followed by a 404).

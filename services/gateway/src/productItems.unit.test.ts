@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { postJson, TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
+import { postJson, TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway } from '../testing/testGateway.ts';
 
 // Endpoints 1 and 2 check each product item alone at the HTTP edge (buildApp, in-memory ports): a bad
 // item is carried in the command as `rejected` with the spec's error text, the others go on as

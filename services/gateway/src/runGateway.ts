@@ -2,9 +2,10 @@ import type { Server } from 'node:http';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createListener, createPool, type Listener } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink, startLagMonitor, startLogPositions, topicPlan } from '@ingest/kafka';
-import { createDryRunner } from '@ingest/projector';
+import { createDryRunner } from '@ingest/projection';
 import {
   setting,
+  createMetricsServer,
   createRegistry,
   publicBaseUrl,
   registerPoolMetrics,
@@ -20,12 +21,14 @@ import { createReplyWaiter } from './replies.ts';
 
 export interface RunningGateway {
   port: number;
+  /** The port of `/metrics` when METRICS_PORT gives it a listener of its own. */
+  metricsPort?: number;
   stop(): Promise<void>;
 }
 
 export function readGatewayConfig(
   env: NodeJS.ProcessEnv,
-): GatewayConfig & { port: number; host: string; dryRunStatementTimeoutMs: number } {
+): GatewayConfig & { port: number; host: string; metricsPort: number | undefined; dryRunStatementTimeoutMs: number } {
   return {
     resultRetentionMs: setting(env, 'RESULT_RETENTION'),
     resendWindowMs: DEFAULT_GATEWAY_CONFIG.resendWindowMs,
@@ -46,6 +49,7 @@ export function readGatewayConfig(
     positionCacheMs: setting(env, 'POSITION_CACHE'),
     port: setting(env, 'PORT'),
     host: setting(env, 'HOST'),
+    metricsPort: setting(env, 'METRICS_PORT'),
   };
 }
 
@@ -132,6 +136,7 @@ export async function runGateway(
       topics: { commands: commandsTopic, audit: auditTopic, stockZero: stockZeroTopic, stockRestored: stockRestoredTopic },
     },
     positions,
+    metricsOnApiPort: config.metricsPort === undefined,
     // Ready (issue 15 item 7): PostgreSQL answers, the LISTEN connection for replies is up, and the
     // broker answered one of the last three polls of the lag monitor (the producer's brokers).
     isReady: async () => {
@@ -160,14 +165,21 @@ export async function runGateway(
   const port = typeof address === 'object' && address ? address.port : config.port;
   listening.port = port;
   log.info({ port, host: config.host }, `gateway listening on http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`);
+  const metricsServer = config.metricsPort === undefined ? null : await listenMetrics(registry, config.metricsPort, config.host);
+  const metricsAddress = metricsServer?.address();
+  const metricsPort = typeof metricsAddress === 'object' && metricsAddress ? metricsAddress.port : undefined;
+  if (metricsPort !== undefined) log.info({ port: metricsPort }, `gateway metrics on port ${metricsPort} (/metrics)`);
 
   return {
     port,
+    ...(metricsPort === undefined ? {} : { metricsPort }),
     stop: async () => {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      // Scraped until the API has drained, so the last requests' counts can still be read.
+      if (metricsServer) await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       await replies.close();
       if (!opts.listener) await listener.close();
       await backlog.stop();
@@ -177,4 +189,12 @@ export async function runGateway(
       await dryRunPool.end();
     },
   };
+}
+
+function listenMetrics(registry: Registry, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const s = createMetricsServer(registry);
+    s.once('error', reject);
+    s.listen(port, host, () => resolve(s));
+  });
 }

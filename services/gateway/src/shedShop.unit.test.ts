@@ -2,7 +2,7 @@ import { request, Agent } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from './config.ts';
 import { SHED_MAX_BODY_BYTES } from './shedShop.ts';
-import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
 // Issue 16 item 3: while a shop is being refused, its plain writes are answered 429 on their raw
 // bodies before the app (shedShop.ts). The answer must be the app's own, and every body it reads

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Pool } from '@ingest/db';
 import type { GatewayConfig } from './config.ts';
 import { linesOf } from './shopAdmission.ts';
-import { startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
 // Issue 16 item 3: fair admission per shop, at the HTTP edge with in-memory ports. A shop over its
 // own budget gets 429 + Retry-After in the spec's error shape, nothing recorded or appended, while

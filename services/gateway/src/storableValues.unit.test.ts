@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validOrderRow } from '@ingest/domain/testing';
-import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from './testGateway.ts';
+import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
 // Issue 12, "every accepted value is storable", at the HTTP edge (buildApp, in-memory ports): a
 // number JSON parsing would round is refused in each endpoint's error style (products item error,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { postJson, TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway } from './testGateway.ts';
+import { postJson, TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway } from '../testing/testGateway.ts';
 
 // D27 at the HTTP edge of every endpoint: a body field the endpoint's schema does not define is
 // refused, never silently dropped. Top level -> 400 `<field> is not allowed`; inside a products

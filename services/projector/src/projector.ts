@@ -2,12 +2,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SchemaRegistry } from '@ingest/contracts';
 import { classifyDbError, withTransaction, type Pool } from '@ingest/db';
 import { commandContextOf, withIncomingCommand, type BatchContext, type IncomingMessage, type Kafka, type TopicNames } from '@ingest/kafka';
+import {
+  advanceCheckpoint,
+  applyCommand,
+  loadCheckpoint,
+  parkCommand,
+  resetCheckpoint,
+  runCommandPipeline,
+  type ApplyOutcome,
+  type CommandRun,
+} from '@ingest/projection';
 import type { Command } from '@ingest/domain';
 import { failpoint, inSpan, spanContextOf, tracingOn, type Link, type Logger, type Registry } from '@ingest/runtime';
-import { runCommandPipeline, type CommandRun } from './commandPipeline.ts';
 import { projectorMetrics } from './metrics.ts';
-import { applyCommand, type ApplyOutcome } from './applyCommand.ts';
-import { advanceCheckpoint, loadCheckpoint, parkCommand, resetCheckpoint } from './runtimeStore.ts';
 
 export interface ProjectorDeps {
   pool: Pool;

@@ -79,6 +79,12 @@ export const SETTINGS = {
   }),
   PORT: def(integer(0, 65535), '8080', { group: 'HTTP', roles: ['gateway'], doc: 'Gateway port (`0` = any free port).' }),
   HOST: def(text('a bind address'), '0.0.0.0', { group: 'HTTP', roles: ['gateway'], doc: 'Gateway bind address.' }),
+  METRICS_PORT: def(integer(0, 65535), undefined, {
+    group: 'HTTP',
+    roles: ['gateway'],
+    defaultText: 'unset: `/metrics` is served on `PORT` beside the API',
+    doc: "Serves the gateway's `/metrics` on a listener of its own on this port (bound to `HOST`), and no longer on `PORT`: the public API port then carries no operational data, and a NetworkPolicy can open the two to different peers (the Kubernetes manifests set `9090`). `/healthz` and `/readyz` stay on `PORT`.",
+  }),
   PUBLIC_BASE_URL: def(url(['http', 'https']), undefined, {
     group: 'HTTP',
     roles: APP,
@@ -442,6 +448,11 @@ export const SETTINGS = {
     group: 'Dev stack',
     roles: ['dev'],
     doc: '`3`: when no `KAFKA_BROKERS` is set, `npm start` and the test setup run a local KRaft cluster of that many nodes (ports 9092, 9192, 9292; data in `.data/kafka-cluster/`) instead of one broker, and topics default to replication 3 and `min.insync.replicas` 2 (issue 14). A Kafka already on 127.0.0.1:9092 is reused only if it has that many brokers.',
+  }),
+  KAFKA_VERSION: def(oneOf(['3.9.2', '4.4.0'] as const), '3.9.2', {
+    group: 'Dev stack',
+    roles: ['dev'],
+    doc: 'Apache Kafka version of the broker or cluster the dev stack starts itself (jars from Maven Central into `deploy/kafka/libs/<version>/`, data per version). Both are tested (docs/testing.md); a Kafka already running is reused whatever its version.',
   }),
   KAFKA_TESTCONTAINERS_IMAGE: def(text('an image'), 'confluentinc/cp-kafka:7.9.1', {
     group: 'Dev stack',

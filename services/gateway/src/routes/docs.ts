@@ -19,6 +19,8 @@ export interface DocsDeps {
   /** The topics as created (packages/kafka topicPlan), for the AsyncAPI document. */
   topics: AsyncApiOptions['topics'];
   files?: SchemaFile[];
+  /** False when `/metrics` has a listener of its own (METRICS_PORT): the OpenAPI document then omits it. */
+  metricsOnApiPort?: boolean;
 }
 
 /** The files of swagger-ui-dist the page loads, served from node_modules: no CDN, works offline. */
@@ -75,7 +77,7 @@ export function docsRoutes(deps: DocsDeps): Router {
       return last.value;
     };
   };
-  const openapi = cached((publicBaseUrl) => buildOpenApi({ publicBaseUrl, files }));
+  const openapi = cached((publicBaseUrl) => buildOpenApi({ publicBaseUrl, files, metricsOnApiPort: deps.metricsOnApiPort !== false }));
   const asyncapi = cached((publicBaseUrl) =>
     buildAsyncApi({
       publicBaseUrl,

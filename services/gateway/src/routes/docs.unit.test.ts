@@ -18,7 +18,7 @@ import { DEFAULT_TOPICS } from '@ingest/kafka';
 import { createRegistry, publicBaseUrl, silentLogger } from '@ingest/runtime';
 import { buildApp } from '../app.ts';
 import { DEFAULT_GATEWAY_CONFIG } from '../config.ts';
-import { startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, type TestGateway } from '../testGateway.ts';
+import { startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, type TestGateway } from '../../testing/testGateway.ts';
 
 // Issue 15 items 1 and 2 at the buildApp tier: the served OpenAPI 3.1 and AsyncAPI 3.0 documents
 // are valid, match the routes express serves, and describe what the gateway really answers.

@@ -12,6 +12,8 @@ export function healthRoutes(deps: {
   isReady: () => Promise<ReadinessChecks>;
   readyTimeoutMs?: number;
   readyCacheMs?: number;
+  /** False when `/metrics` has a listener of its own (METRICS_PORT); then the API port answers 404 there. */
+  metrics?: boolean;
 }): Router {
   const router = Router();
   const ready = readinessProbe(deps.isReady, {
@@ -27,8 +29,9 @@ export function healthRoutes(deps: {
     if (!ok) res.set('Retry-After', '5');
     res.status(ok ? 200 : 503).json({ ok, checks });
   });
-  router.get('/metrics', async (_req, res) => {
-    res.type(deps.registry.contentType).send(await deps.registry.metrics());
-  });
+  if (deps.metrics !== false)
+    router.get('/metrics', async (_req, res) => {
+      res.type(deps.registry.contentType).send(await deps.registry.metrics());
+    });
   return router;
 }

@@ -2,9 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { Pool, PoolClient } from '@ingest/db';
 import type { Kafka, RunningConsumer } from '@ingest/kafka';
-import { applyCommand, isDeterministicDbError } from '../applyCommand.ts';
-import { runCommandPipeline, type CommandRun } from '../commandPipeline.ts';
-import { claimCommand } from '../runtimeStore.ts';
+import { applyCommand, claimCommand, isDeterministicDbError, runCommandPipeline, type CommandRun } from '@ingest/projection';
 
 export const REPLAY_PROJECTOR = 'replay';
 

@@ -4,10 +4,10 @@ import { SchemaRegistry } from '@ingest/contracts';
 import type { Pool } from '@ingest/db';
 import type { CommandLog, LogPositions } from '@ingest/kafka';
 import { createRegistry, silentLogger, type Registry } from '@ingest/runtime';
-import { buildApp, type GatewayDeps } from './app.ts';
-import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
-import type { ReplyWaiter } from './replies.ts';
-import type { DryRunner } from './dryRun.ts';
+import { buildApp, type GatewayDeps } from '../src/app.ts';
+import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from '../src/config.ts';
+import type { ReplyWaiter } from '../src/replies.ts';
+import type { DryRunner } from '../src/dryRun.ts';
 
 export type AppendedCommand = Parameters<CommandLog['appendCommand']>[0];
 
@@ -41,6 +41,7 @@ export async function startTestGateway(
     positions?: LogPositions;
     isReady?: GatewayDeps['isReady'];
     readiness?: GatewayDeps['readiness'];
+    metricsOnApiPort?: boolean;
   } = {},
 ): Promise<TestGateway> {
   const appended: AppendedCommand[] = [];
@@ -72,6 +73,7 @@ export async function startTestGateway(
     ...(ports.positions ? { positions: ports.positions } : {}),
     ...(ports.isReady ? { isReady: ports.isReady } : {}),
     ...(ports.readiness ? { readiness: ports.readiness } : {}),
+    ...(ports.metricsOnApiPort === undefined ? {} : { metricsOnApiPort: ports.metricsOnApiPort }),
   });
   const server = app.listen(0, '127.0.0.1');
   // As runGateway.ts: a client's idle keep-alive connection is not closed under it between two requests.

@@ -1,5 +1,5 @@
 import type { PoolClient } from '@ingest/db';
-import { LIVE_PROJECTOR } from '../runtimeStore.ts';
+import { LIVE_PROJECTOR } from '@ingest/projection';
 import { READ_MODEL_TABLES } from './compareReadModels.ts';
 
 /**

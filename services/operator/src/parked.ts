@@ -1,9 +1,7 @@
 import type { SchemaRegistry } from '@ingest/contracts';
 import { withTransaction, type Pool } from '@ingest/db';
 import type { TopicNames } from '@ingest/kafka';
-import { applyCommand } from './applyCommand.ts';
-import { createCommandDecoder } from './decodeCommand.ts';
-import { claimCommand, lockShop, storeResult } from './runtimeStore.ts';
+import { applyCommand, claimCommand, createCommandDecoder, lockShop, storeResult } from '@ingest/projection';
 
 export interface ParkedRow {
   command_id: string;

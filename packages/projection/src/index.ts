@@ -1,0 +1,23 @@
+// The projection core (D1, D4): decode a command, apply it exactly once in one transaction (claim,
+// effect, stored reply, outbox), the consumer pipeline live and replay share, and the dry run that
+// answers from the same projections. The processes around it (the live projector, replay, the parked
+// tool, the gateway's dry run) import it from here and nowhere deeper.
+export { applyCommand, isDeterministicDbError, type ApplyOptions, type ApplyOutcome } from './applyCommand.ts';
+export { processBatch, runCommandPipeline, type CommandRun, type Decode, type PipelinePolicy } from './commandPipeline.ts';
+export { createCommandDecoder, type DecodeResult } from './decodeCommand.ts';
+export { createDryRunner, type DryRunner, type DryRunnerDeps, type DryRunOutcome } from './dryRun.ts';
+export { projectCommand, type Projection } from './projectCommand.ts';
+export { projectInventory, type InventoryPath } from './inventory/projectInventory.ts';
+export { SNAPSHOT_CTES, snapshotParams } from './inventory/snapshotSet.ts';
+export {
+  advanceCheckpoint,
+  claimCommand,
+  LIVE_PROJECTOR,
+  loadCheckpoint,
+  lockShop,
+  parkCommand,
+  resetCheckpoint,
+  storeResult,
+  type CommandPosition,
+  type ParkedCommand,
+} from './runtimeStore.ts';

@@ -1,0 +1,7 @@
+// `parked list | retry <command_id> | skip <command_id>`: resolve parked commands.
+import { settingsAtStart } from '@ingest/runtime';
+import { PARKED_VERBS, parkedTool } from '../tools/parkedTool.ts';
+
+const usage = `usage: node services/operator/src/cli/parked.ts ${PARKED_VERBS}`;
+settingsAtStart({ roles: ['tools'], name: 'parked', usage });
+process.exitCode = await parkedTool(process.argv.slice(2), process.env, { print: console.log, error: console.error, usage });

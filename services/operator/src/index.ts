@@ -1,0 +1,22 @@
+// The operator's tools as a library (the CLIs in cli/ are their command lines): rebuilding the read
+// model from the command log (D26), comparing two read models, and resolving parked commands.
+export {
+  replayCommandLog,
+  startReplay,
+  logEnd,
+  REPLAY_PROJECTOR,
+  type Positions,
+  type ReplayRun,
+  type ReplayOptions,
+  type ReplayProgress,
+  type ReplayResult,
+} from './replay/replayer.ts';
+export { compareReadModels, READ_MODEL_TABLES, type TableComparison } from './replay/compareReadModels.ts';
+export { rebuildInPlace, type RebuildOptions, type RebuildResult } from './replay/rebuildInPlace.ts';
+export { REBUILT_TABLES, SHADOW_SCHEMA } from './replay/shadowSchema.ts';
+export { listParked, retryParked, skipParked, type ParkedRow, type RetryResult } from './parked.ts';
+export { migrateTool } from './tools/migrateTool.ts';
+export { parkedTool, PARKED_VERBS } from './tools/parkedTool.ts';
+export { replayTool, REPLAY_FLAGS, type ReplayToolOptions } from './tools/replayTool.ts';
+export { verifyTool } from './tools/verifyTool.ts';
+export { stopSignal } from './tools/stopSignal.ts';
