@@ -1,9 +1,10 @@
 // Operator CLI for the local Kafka broker.
 //   pnpm kafka start    acquire a broker (KAFKA_BROKERS / one already on 127.0.0.1:9092 / testcontainers /
 //                       the project's own broker from Maven Central jars, data in .data/kafka), print its
-//                       address, stay in the foreground until Ctrl-C / SIGTERM, then stop it cleanly
+//                       address, stay in the foreground until Ctrl-C / SIGTERM, then stop it cleanly.
+//                       KAFKA_VERSION=4.4.0 runs that version instead of 3.9.2 (data in .data/kafka-4.4.0)
 //   pnpm kafka status   is a broker reachable on KAFKA_BROKERS or 127.0.0.1:9092? (exit 0 yes, 1 no)
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acquireKafka, brokersFromEnv, DEFAULT_LOCAL_BROKERS, probeKafka } from '@ingest/devstack';
 import { describeKafkaSecurity, readKafkaSecurity } from '@ingest/runtime';
@@ -21,7 +22,7 @@ async function start(): Promise<number> {
     return ok ? 0 : 1;
   }
   console.log(
-    `Kafka ready at ${address} (${kafka.source}). Use KAFKA_BROKERS=${address}${kafka.brokers.length === 1 ? ' (single broker: KAFKA_REPLICATION_FACTOR=1 KAFKA_MIN_INSYNC_REPLICAS=1)' : ''}. Ctrl-C to stop.`,
+    `Kafka${kafka.version ? ` ${kafka.version}` : ''} ready at ${address} (${kafka.source}). Use KAFKA_BROKERS=${address}${kafka.brokers.length === 1 ? ' (single broker: KAFKA_REPLICATION_FACTOR=1 KAFKA_MIN_INSYNC_REPLICAS=1)' : ''}. Ctrl-C to stop.`,
   );
 
   // If our parent goes away without a signal (killed with SIGKILL), stop the broker rather than orphan it.
@@ -36,7 +37,8 @@ async function start(): Promise<number> {
   });
   clearInterval(watch);
   if (outcome === 'exited') {
-    log('the broker exited on its own; see .data/kafka/broker.out');
+    // a cluster's nodes each have theirs, in node-<id>/ below the data dir
+    log(`the broker exited on its own; see broker.out under ${kafka.dataDir ? relative(root, kafka.dataDir) : '.data/'}`);
     return 1;
   }
   log(outcome === 'orphaned' ? 'parent process went away; stopping...' : 'stopping...');

@@ -4,10 +4,12 @@
 //   3. KAFKA_PROVIDER=testcontainers              a cp-kafka 7.9 (AK 3.9) KRaft container
 //   4. otherwise                                  the project's own broker from Maven Central jars
 // KAFKA_CLUSTER_SIZE=3 asks for a three-node cluster instead (2 and 4: a running one must have that size).
-import { setting } from '@ingest/runtime';
+// KAFKA_VERSION (3.9.2, 4.4.0) picks the version of what 4. starts; each version keeps its own data dir.
+import { setting, settingGiven } from '@ingest/runtime';
 import { ensureKafkaJars, startKafkaBroker, isKafkaReachable, type Log } from './kafkaBroker.ts';
 import { startKafkaCluster } from './kafkaCluster.ts';
 import { probeKafka } from './kafkaProbe.ts';
+import { readKafkaVersion, versionedDataDir, type KafkaVersion } from './kafkaVersions.ts';
 
 export type KafkaSource = 'env' | 'running' | 'started' | 'testcontainers';
 
@@ -18,6 +20,9 @@ export interface AcquiredKafka {
   source: KafkaSource;
   /** For 'started' and 'testcontainers': settles when the broker goes away on its own or is released. */
   exited?: Promise<unknown>;
+  /** For 'started': the Kafka version it runs, and the data dir of that version. */
+  version?: KafkaVersion;
+  dataDir?: string;
 }
 
 export const DEFAULT_LOCAL_BROKERS = ['127.0.0.1:9092'];
@@ -38,33 +43,49 @@ export async function acquireKafka(opts: { dataDir: string; log?: Log }): Promis
   const log = opts.log ?? ((m: string) => console.error(m));
   const fromEnv = brokersFromEnv();
   if (fromEnv) return { brokers: fromEnv, release: noop, source: 'env' };
+  const version = readKafkaVersion(); // a wrong value fails here, before anything is probed or started
   const size = setting(process.env, 'KAFKA_CLUSTER_SIZE');
-  if (size > 1) return acquireCluster(size, `${opts.dataDir}-cluster`, log);
+  if (size > 1) return acquireCluster(size, versionedDataDir(`${opts.dataDir}-cluster`, version), version, log);
 
   if (await isKafkaReachable(DEFAULT_LOCAL_BROKERS, 2000)) {
+    noteReused(log);
     return { brokers: [...DEFAULT_LOCAL_BROKERS], release: noop, source: 'running' };
   }
 
   if (process.env.KAFKA_PROVIDER === 'testcontainers') return startTestcontainersKafka(log);
 
-  await ensureKafkaJars(log);
-  const broker = await startKafkaBroker({ dataDir: opts.dataDir, log });
-  return { brokers: broker.brokers, release: broker.stop, source: 'started', exited: broker.exited };
+  await ensureKafkaJars(log, version);
+  const dataDir = versionedDataDir(opts.dataDir, version);
+  const broker = await startKafkaBroker({ dataDir, log, version });
+  return { brokers: broker.brokers, release: broker.stop, source: 'started', exited: broker.exited, version, dataDir };
+}
+
+/** A broker already running is used whatever its version: say so when a version was asked for. */
+function noteReused(log: Log): void {
+  if (settingGiven(process.env, 'KAFKA_VERSION')) {
+    const asked = readKafkaVersion();
+    log(
+      `KAFKA_VERSION=${asked} applies to a broker started here; reusing the Kafka already on ${DEFAULT_LOCAL_BROKERS[0]}, whatever its version (stop it to get ${asked})`,
+    );
+  }
 }
 
 /** A running cluster of that size on the default ports is reused; anything else there is an error, not a silent single broker. */
-async function acquireCluster(size: number, dataDir: string, log: Log): Promise<AcquiredKafka> {
+async function acquireCluster(size: number, dataDir: string, version: KafkaVersion, log: Log): Promise<AcquiredKafka> {
   const running = await probeKafka(DEFAULT_LOCAL_BROKERS, 2000);
   if (running.ok) {
-    if (running.brokers.length === size) return { brokers: running.brokers, release: noop, source: 'running' };
+    if (running.brokers.length === size) {
+      noteReused(log);
+      return { brokers: running.brokers, release: noop, source: 'running' };
+    }
     throw new Error(
       `KAFKA_CLUSTER_SIZE=${size}, but a Kafka of ${running.brokers.length} broker(s) already answers on ${DEFAULT_LOCAL_BROKERS[0]}: ` +
         'stop it first, or unset KAFKA_CLUSTER_SIZE to use it',
     );
   }
-  await ensureKafkaJars(log);
-  const cluster = await startKafkaCluster({ dataDir, size, log });
-  return { brokers: cluster.brokers, release: cluster.stop, source: 'started', exited: cluster.exited };
+  await ensureKafkaJars(log, version);
+  const cluster = await startKafkaCluster({ dataDir, size, log, version });
+  return { brokers: cluster.brokers, release: cluster.stop, source: 'started', exited: cluster.exited, version, dataDir };
 }
 
 async function startTestcontainersKafka(log: Log): Promise<AcquiredKafka> {
@@ -72,6 +93,8 @@ async function startTestcontainersKafka(log: Log): Promise<AcquiredKafka> {
   const { KafkaContainer } = await import('@testcontainers/kafka'); // heavy; only loaded on this path
   const MiB = 1024 * 1024;
   log(`starting ${image} (KRaft) with testcontainers...`);
+  // The image decides the version there; the local broker's versions do not map onto image tags.
+  if (settingGiven(process.env, 'KAFKA_VERSION')) log('KAFKA_VERSION does not apply to testcontainers: set KAFKA_TESTCONTAINERS_IMAGE');
   let container;
   try {
     container = await new KafkaContainer(image)

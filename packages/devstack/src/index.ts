@@ -4,6 +4,7 @@ export {
   startKafkaBroker,
   kafkaServerProperties,
   scramFormatArgs,
+  storageFormatArgs,
   type DevKafkaUser,
   type SaslSslListener,
   KAFKA_CLUSTER_ID,
@@ -12,7 +13,15 @@ export {
   type Log,
 } from './kafkaBroker.ts';
 export { probeKafka, type ProbeResult } from './kafkaProbe.ts';
-export { kafkaPaths, kafkaVersion } from './kafkaJars.ts';
+export { kafkaDistributionFor, kafkaPaths, kafkaVersion } from './kafkaJars.ts';
+export {
+  DEFAULT_KAFKA_VERSION,
+  KAFKA_VERSIONS,
+  readKafkaVersion,
+  versionedDataDir,
+  type KafkaDistribution,
+  type KafkaVersion,
+} from './kafkaVersions.ts';
 export {
   acquireKafka,
   brokersFromEnv,

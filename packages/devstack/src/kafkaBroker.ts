@@ -1,14 +1,15 @@
-// A real single-node Apache Kafka 3.9 broker (KRaft, combined broker+controller) run straight from
-// the Maven Central jars in deploy/kafka/libs/ with `java`: no Docker, no Kafka tarball.
-// Research: /work/shared/notes/local-kafka.md (sections 3-5).
+// A real single-node Apache Kafka broker (KRaft, combined broker+controller), 3.9.2 or 4.4.0
+// (KAFKA_VERSION), run straight from the Maven Central jars in deploy/kafka/libs/<version>/ with
+// `java`: no Docker, no Kafka tarball. Research: /work/shared/notes/local-kafka.md (sections 3-5).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { probeKafka, warmUpGroupCoordinator } from './kafkaProbe.ts';
-import { ensureKafkaJars, kafkaPaths, type Log } from './kafkaJars.ts';
+import { ensureKafkaJars, kafkaDistributionFor, type Log } from './kafkaJars.ts';
 import { devTlsPaths, makeDevTls, type DevTls } from './kafkaTls.ts';
+import { dataDirMismatch, FORMATTED_BY_FILE, readKafkaVersion, type KafkaDistribution, type KafkaVersion } from './kafkaVersions.ts';
 
 export { ensureKafkaJars, type Log } from './kafkaJars.ts';
 export { isKafkaReachable } from './kafkaProbe.ts';
@@ -23,6 +24,8 @@ export interface StartKafkaBrokerOptions {
   log?: Log;
   /** Ceiling for format + start + admin probe (default 90 s). */
   timeoutMs?: number;
+  /** Default: KAFKA_VERSION (3.9.2 when unset). A dataDir formatted by another version is refused. */
+  version?: KafkaVersion;
   /**
    * A SASL_SSL listener next to the plaintext one (issue 14): a throwaway self-signed certificate (its
    * own CA, dataDir/tls/ca.pem) and keystore are made at each start, and the users get SCRAM-SHA-256/512
@@ -45,6 +48,7 @@ export interface DevKafkaUser {
 export interface KafkaBroker {
   brokers: string[];
   pid: number;
+  version: KafkaVersion;
   /** SIGTERM, wait for the controlled shutdown, SIGKILL after 20 s. Idempotent. */
   stop(): Promise<void>;
   /** Settles with the exit code (or signal name) when the broker process ends, for whatever reason. */
@@ -156,6 +160,15 @@ function saslSslProperties(l: SaslSslListener): Record<string, string> {
   };
 }
 
+/**
+ * `kafka.tools.StorageTool` arguments, the same for 3.9 and 4.x: the nodes name their controllers in
+ * controller.quorum.voters (a static quorum), so no --standalone or --initial-controllers (4.x refuses
+ * those next to static voters). --ignore-formatted makes a second start on the same dataDir a no-op.
+ */
+export function storageFormatArgs(propsFile: string, users: DevKafkaUser[] = []): string[] {
+  return ['format', '-t', KAFKA_CLUSTER_ID, '-c', propsFile, '--ignore-formatted', ...scramFormatArgs(users)];
+}
+
 /** `--add-scram` arguments: each user gets SCRAM-SHA-256 and SCRAM-SHA-512 credentials in the metadata log. */
 export function scramFormatArgs(users: DevKafkaUser[]): string[] {
   return users.flatMap((u) =>
@@ -167,9 +180,10 @@ function javaBin(): string {
   return process.env.JAVA_HOME ? join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
 }
 
-function javaArgs(main: string, args: string[], heap?: string): string[] {
+/** The JVM command line of one of the version's main classes: its log config flag and its own jar folder only. */
+export function javaArgs(dist: KafkaDistribution, main: string, args: string[], heap?: string): string[] {
   const flags = heap ? JVM_FLAGS.map((f) => (f.startsWith('-Xmx') ? `-Xmx${heap}` : f)) : JVM_FLAGS;
-  return [...flags, `-Dlog4j.configuration=file:${kafkaPaths.log4j}`, '-cp', join(kafkaPaths.libs, '*'), main, ...args];
+  return [...flags, dist.logConfigFlag, '-cp', join(dist.libs, '*'), main, ...args];
 }
 
 function isAlive(pid: number): boolean {
@@ -194,11 +208,10 @@ function assertPortFree(port: number, what: string): Promise<void> {
   });
 }
 
-/** Runs `kafka.tools.StorageTool format`; --ignore-formatted makes a second start on the same dataDir a no-op. */
-function formatStorage(propsFile: string, extra: string[] = []): Promise<void> {
+/** Runs `kafka.tools.StorageTool format` (a main class of the core jar in 3.9 and 4.x alike). */
+function formatStorage(dist: KafkaDistribution, args: string[]): Promise<void> {
   return new Promise((resolveP, reject) => {
-    const args = ['format', '-t', KAFKA_CLUSTER_ID, '-c', propsFile, '--ignore-formatted', ...extra];
-    const child = spawn(javaBin(), javaArgs('kafka.tools.StorageTool', args, '256m'), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(javaBin(), javaArgs(dist, 'kafka.tools.StorageTool', args, '256m'), { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const keep = (b: Buffer) => (out = (out + b.toString()).slice(-8000));
     child.stdout.on('data', keep);
@@ -216,9 +229,20 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
   const controllerPort = opts.controllerPort ?? 9093;
   const dataDir = resolve(opts.dataDir);
   const brokers = [`127.0.0.1:${port}`];
-  await ensureKafkaJars(log); // cheap when deploy/kafka/libs/ is up to date
+  const version = opts.version ?? readKafkaVersion();
+  const dist = kafkaDistributionFor(version);
+  await ensureKafkaJars(log, version); // cheap when deploy/kafka/libs/<version>/ is up to date
 
   mkdirSync(dataDir, { recursive: true });
+  const logDirs = join(dataDir, 'kraft-logs');
+  const formattedBy = join(dataDir, FORMATTED_BY_FILE);
+  const mismatch = dataDirMismatch({
+    dataDir,
+    formatted: existsSync(join(logDirs, 'meta.properties')),
+    recorded: existsSync(formattedBy) ? readFileSync(formattedBy, 'utf8') : undefined,
+    version,
+  });
+  if (mismatch) throw new Error(mismatch);
   const pidFile = join(dataDir, 'broker.pid');
   if (existsSync(pidFile)) {
     const old = Number(readFileSync(pidFile, 'utf8').trim());
@@ -244,19 +268,18 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
   tlsMade.catch(() => {});
   const propsFile = join(dataDir, 'server.properties');
   const node = opts.cluster ? { nodeId: opts.cluster.nodeId, voters: opts.cluster.voters, clusterSize: opts.cluster.size } : {};
-  writeFileSync(
-    propsFile,
-    kafkaServerProperties({ logDirs: join(dataDir, 'kraft-logs'), port, controllerPort, ...node, ...(saslSsl ? { saslSsl } : {}) }),
-    { mode: 0o600 },
-  );
+  writeFileSync(propsFile, kafkaServerProperties({ logDirs, port, controllerPort, ...node, ...(saslSsl ? { saslSsl } : {}) }), {
+    mode: 0o600,
+  });
   const formatAt = Date.now();
   const deadline = formatAt + (opts.timeoutMs ?? 90_000); // not counting a first-run jar download
   // SCRAM credentials live in the metadata log: written at format time (a formatted dir keeps its old ones).
-  await formatStorage(propsFile, saslSsl ? scramFormatArgs(saslSsl.users) : []);
+  await formatStorage(dist, storageFormatArgs(propsFile, saslSsl?.users));
+  writeFileSync(formattedBy, `${version}\n`);
   const tlsReadyAt = await tlsMade;
 
   const startedAt = Date.now();
-  const child: ChildProcess = spawn(javaBin(), javaArgs('kafka.Kafka', [propsFile]), {
+  const child: ChildProcess = spawn(javaBin(), javaArgs(dist, 'kafka.Kafka', [propsFile]), {
     cwd: dataDir,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: a terminal's Ctrl-C reaches the pipeline, which stops the broker last,
@@ -346,12 +369,13 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
     ? `, SASL_SSL on 127.0.0.1:${saslSsl.port} (certificate and keystore ${secs(tlsReadyAt - tlsAt)}, alongside the format)`
     : '';
   log(
-    `Kafka ${opts.cluster ? `node ${opts.cluster.nodeId}` : 'broker'} ready on ${brokers[0]} (pid ${pid}; storage format ${secs(startedAt - formatAt)}, ` +
+    `Kafka ${version} ${opts.cluster ? `node ${opts.cluster.nodeId}` : 'broker'} ready on ${brokers[0]} (pid ${pid}; storage format ${secs(startedAt - formatAt)}, ` +
       `start ${secs(readyAt - startedAt)}${opts.cluster ? '' : `, __consumer_offsets ${secs(Date.now() - readyAt)}`}${tlsNote})`,
   );
   return {
     brokers,
     pid,
+    version,
     stop,
     exited,
     ...(saslSsl ? { saslSsl: { brokers: [`127.0.0.1:${saslSsl.port}`], caFile: saslSsl.tls.caFile } } : {}),

@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { warmUpGroupCoordinator } from './kafkaProbe.ts';
 import { startKafkaBroker, type KafkaBroker, type Log } from './kafkaBroker.ts';
+import { readKafkaVersion, type KafkaVersion } from './kafkaVersions.ts';
 
 export interface StartKafkaClusterOptions {
   /** Node i keeps its data in dataDir/node-i. */
@@ -18,6 +19,8 @@ export interface StartKafkaClusterOptions {
   timeoutMs?: number;
   /** Start from empty data dirs (a fresh cluster). */
   fresh?: boolean;
+  /** Default: KAFKA_VERSION (3.9.2 when unset); every node, restarts included, runs this one. */
+  version?: KafkaVersion;
 }
 
 export interface KafkaClusterNode {
@@ -33,6 +36,7 @@ export interface KafkaClusterNode {
 
 export interface KafkaCluster {
   brokers: string[];
+  version: KafkaVersion;
   nodes: KafkaClusterNode[];
   /** Settles when the first node ends on its own (not by kill9 or stop). */
   exited: Promise<number | string>;
@@ -51,6 +55,7 @@ export async function startKafkaCluster(opts: StartKafkaClusterOptions): Promise
     throw new Error(`a dev Kafka cluster has 1 to ${MAX_DEV_CLUSTER_SIZE} nodes, not ${opts.size}`);
   }
   const log = opts.log ?? ((m: string) => console.error(m));
+  const version = opts.version ?? readKafkaVersion();
   const dataDir = resolve(opts.dataDir);
   if (opts.fresh) rmSync(dataDir, { recursive: true, force: true });
   const ports = clusterPorts(opts.size, opts.basePort);
@@ -67,6 +72,7 @@ export async function startKafkaCluster(opts: StartKafkaClusterOptions): Promise
       log,
       timeoutMs: opts.timeoutMs ?? 120_000,
       cluster: { nodeId: p.nodeId, voters, size: opts.size },
+      version,
     });
 
   const current = new Map<number, KafkaBroker>();
@@ -95,7 +101,7 @@ export async function startKafkaCluster(opts: StartKafkaClusterOptions): Promise
   }
   const brokers = ports.map((p) => `127.0.0.1:${p.port}`);
   await warmUpGroupCoordinator(brokers);
-  log(`Kafka cluster of ${opts.size} ready on ${brokers.join(',')}`);
+  log(`Kafka ${version} cluster of ${opts.size} ready on ${brokers.join(',')}`);
 
   const nodes: KafkaClusterNode[] = ports.map((p) => ({
     nodeId: p.nodeId,
@@ -117,5 +123,5 @@ export async function startKafkaCluster(opts: StartKafkaClusterOptions): Promise
       return Date.now() - t0;
     },
   }));
-  return { brokers, nodes, exited, stop };
+  return { brokers, version, nodes, exited, stop };
 }

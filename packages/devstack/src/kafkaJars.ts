@@ -1,52 +1,68 @@
-// Resolves the jars of a single-node Apache Kafka broker from Maven Central into deploy/kafka/libs/
-// (git-ignored) with `mvn dependency:copy-dependencies`, once. A marker file in libs/ records the
-// pom's hash, so editing deploy/kafka/pom.xml (e.g. a version bump) re-resolves on the next run.
+// Resolves the jars of an Apache Kafka broker from Maven Central into deploy/kafka/libs/<version>/
+// (git-ignored) with `mvn dependency:copy-dependencies`, once per version. A marker file in that
+// folder records the pom's hash, so editing deploy/kafka/pom.xml re-resolves on the next run.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { kafkaDistribution, readKafkaVersion, type KafkaDistribution, type KafkaVersion } from './kafkaVersions.ts';
 
 export type Log = (msg: string) => void;
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-/** Paths of the checked-in broker assets (pom, log4j config) and the resolved jar directory. */
+const deployDir = join(repoRoot, 'deploy', 'kafka');
+
+/** Paths of the checked-in broker assets (pom, log configs) and the folder of the per-version jar folders. */
 export const kafkaPaths = {
   repoRoot,
-  deployDir: join(repoRoot, 'deploy', 'kafka'),
-  pom: join(repoRoot, 'deploy', 'kafka', 'pom.xml'),
-  log4j: join(repoRoot, 'deploy', 'kafka', 'log4j.properties'),
-  libs: join(repoRoot, 'deploy', 'kafka', 'libs'),
+  deployDir,
+  pom: join(deployDir, 'pom.xml'),
+  /** 3.x (reload4j) */
+  log4j: join(deployDir, 'log4j.properties'),
+  /** 4.x (log4j2) */
+  log4j2: join(deployDir, 'log4j2.properties'),
+  /** One folder per version below it: libs/<version>/ */
+  libs: join(deployDir, 'libs'),
 };
 
 const MARKER = '.pom.sha256';
 const LOCK = '.resolve.lock';
 
-function pomHash(): string {
-  return createHash('sha256').update(readFileSync(kafkaPaths.pom)).digest('hex');
+/** What the dev broker runs with KAFKA_VERSION (or `version`): its jar folder, Maven arguments and log config. */
+export function kafkaDistributionFor(version: KafkaVersion = readKafkaVersion()): KafkaDistribution {
+  return kafkaDistribution(version, deployDir);
 }
 
-/** The Kafka version the pom asks for (for messages only). */
-export function kafkaVersion(): string {
-  const m = /<kafka\.version>([^<]+)<\/kafka\.version>/.exec(readFileSync(kafkaPaths.pom, 'utf8'));
-  return m?.[1]?.trim() ?? 'unknown';
+/** The Kafka version a broker started here runs (KAFKA_VERSION, default 3.9.2). */
+export function kafkaVersion(): KafkaVersion {
+  return readKafkaVersion();
 }
 
-function upToDate(hash: string): boolean {
-  const marker = join(kafkaPaths.libs, MARKER);
+/** The pom with the version and profile (not the paths: a moved checkout keeps its jars). */
+function resolveHash(d: KafkaDistribution): string {
+  const selects = d.mavenArgs.filter((a) => a.startsWith('-P') || a.startsWith('-Dkafka.version='));
+  return createHash('sha256')
+    .update(readFileSync(kafkaPaths.pom))
+    .update(`\n${selects.join(' ')}`)
+    .digest('hex');
+}
+
+function upToDate(d: KafkaDistribution, hash: string): boolean {
+  const marker = join(d.libs, MARKER);
   if (!existsSync(marker) || readFileSync(marker, 'utf8').trim() !== hash) return false;
-  return readdirSync(kafkaPaths.libs).some((f) => /^kafka_2\.13-.*\.jar$/.test(f));
+  return readdirSync(d.libs).some((f) => f === `kafka_2.13-${d.version}.jar`);
 }
 
-function jarFiles(): string[] {
-  return existsSync(kafkaPaths.libs) ? readdirSync(kafkaPaths.libs).filter((f) => f.endsWith('.jar')) : [];
+function jarFiles(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.jar')) : [];
 }
 
 /** Cross-process lock (mkdir is atomic), so parallel test workers resolve only once. */
-async function withLock<T>(fn: () => Promise<T>): Promise<T> {
-  const lock = join(kafkaPaths.libs, LOCK);
+async function withLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const lock = join(dir, LOCK);
   const deadline = Date.now() + 10 * 60_000;
   for (;;) {
     try {
@@ -102,28 +118,28 @@ function runMaven(args: string[]): Promise<void> {
 }
 
 /**
- * Makes sure deploy/kafka/libs/ holds the broker jars for the current pom; runs Maven only when the
- * jars are missing or the pom changed. Returns the libs directory.
+ * Makes sure deploy/kafka/libs/<version>/ holds the broker jars of that version (KAFKA_VERSION by
+ * default) for the current pom; runs Maven only when they are missing or the pom changed. Returns
+ * that folder.
  */
-export async function ensureKafkaJars(log: Log = (m) => console.error(m)): Promise<string> {
-  mkdirSync(kafkaPaths.libs, { recursive: true });
-  const hash = pomHash();
-  if (upToDate(hash)) return kafkaPaths.libs;
-  await withLock(async () => {
-    if (upToDate(hash)) return; // another process resolved while we waited
-    log(`fetching Kafka ${kafkaVersion()} jars from Maven Central (first run only)...`);
+export async function ensureKafkaJars(log: Log = (m) => console.error(m), version?: KafkaVersion): Promise<string> {
+  const d = kafkaDistributionFor(version);
+  mkdirSync(d.libs, { recursive: true });
+  const hash = resolveHash(d);
+  if (upToDate(d, hash)) return d.libs;
+  await withLock(d.libs, async () => {
+    if (upToDate(d, hash)) return; // another process resolved while we waited
+    log(`fetching Kafka ${d.version} jars from Maven Central (first run of this version only)...`);
     const started = Date.now();
-    for (const f of jarFiles()) rmSync(join(kafkaPaths.libs, f)); // no stale versions on the classpath
-    rmSync(join(kafkaPaths.libs, MARKER), { force: true });
-    await runMaven(['-B', '-q', '-f', kafkaPaths.pom, 'dependency:copy-dependencies']);
-    const jars = jarFiles();
-    if (!jars.some((f) => f.startsWith('kafka_2.13-'))) {
-      throw new Error(`mvn finished but ${kafkaPaths.libs} has no kafka_2.13 jar`);
-    }
-    const bytes = jars.reduce((n, f) => n + statSync(join(kafkaPaths.libs, f)).size, 0);
-    writeFileSync(join(kafkaPaths.libs, MARKER), `${hash}\n`);
+    for (const f of jarFiles(d.libs)) rmSync(join(d.libs, f)); // no stale jars of an older pom on the classpath
+    rmSync(join(d.libs, MARKER), { force: true });
+    await runMaven(d.mavenArgs);
+    const jars = jarFiles(d.libs);
+    if (!jars.includes(`kafka_2.13-${d.version}.jar`)) throw new Error(`mvn finished but ${d.libs} has no kafka_2.13-${d.version}.jar`);
+    const bytes = jars.reduce((n, f) => n + statSync(join(d.libs, f)).size, 0);
+    writeFileSync(join(d.libs, MARKER), `${hash}\n`);
     const secs = ((Date.now() - started) / 1000).toFixed(1);
-    log(`fetched ${jars.length} jars (${(bytes / 1048576).toFixed(1)} MiB) in ${secs} s into deploy/kafka/libs/`);
+    log(`fetched ${jars.length} jars (${(bytes / 1048576).toFixed(1)} MiB) in ${secs} s into ${relative(repoRoot, d.libs)}/`);
   });
-  return kafkaPaths.libs;
+  return d.libs;
 }
