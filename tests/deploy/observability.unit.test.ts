@@ -377,9 +377,13 @@ describe('deploy/prometheus/prometheus.yml', () => {
     const jobs = new Set(rules.flatMap((r) => [...r.expr.matchAll(/job=~"([^"]+)"/g)].flatMap((m) => m[1]!.split('|'))));
     expect(jobs).toEqual(new Set(['ingest-gateway', 'ingest-projector']));
     for (const job of jobs) {
-      const d = readYamlDocs(`deploy/k8s/${job.replace('ingest-', '')}.yaml`)[0]!;
+      const d = readYamlDocs(`deploy/k8s/base/${job.replace('ingest-', '')}.yaml`)[0]!;
+      const annotations = d['spec']['template']['metadata']['annotations'];
       expect(d['spec']['template']['metadata']['labels']['app.kubernetes.io/name']).toBe(job);
-      expect(d['spec']['template']['metadata']['annotations']['prometheus.io/scrape']).toBe('true');
+      expect(annotations['prometheus.io/scrape']).toBe('true');
+      // The annotated port is the metrics listener, not the API port.
+      const ports = d['spec']['template']['spec']['containers'][0]['ports'];
+      expect(ports.find((p: Record<string, any>) => p['name'] === 'metrics')?.containerPort, job).toBe(Number(annotations['prometheus.io/port']));
     }
   });
 });

@@ -1,6 +1,5 @@
 // Helpers for the deploy/ checks: reading the repository's files, the metric names the code
-// defines, the metrics a PromQL expression reads, and whether kubectl is installed.
-import { spawnSync } from 'node:child_process';
+// defines and the metrics a PromQL expression reads (the overlays of deploy/k8s: k8sRender.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,11 +94,3 @@ export function promqlMetrics(expr: string): { metrics: string[]; errors: string
 
 /** Grafana's interval variables, replaced by a duration so that the expression is plain PromQL. */
 export const withGrafanaIntervals = (expr: string): string => expr.replaceAll('$__rate_interval', '5m').replaceAll('$__interval', '1m');
-
-export function hasCommand(cmd: string, args: string[]): boolean {
-  const r = spawnSync(cmd, args, { encoding: 'utf8' });
-  return r.status === 0;
-}
-
-/** The check that needs kubectl (which the project does not fetch) runs only under `npm run check:deploy`; promtool's run in `npm test` (scripts/promtool.ts). */
-export const TOOL_CHECKS = process.env['DEPLOY_TOOL_CHECKS'] === '1';
