@@ -1,5 +1,5 @@
-// Import rules of the workspace (issue 17 item 4), checked by `npm test` (scripts/test.ts):
-// no cycles, and no import upwards between the layers
+// Import rules of the workspace (docs/architecture.md "Contracts and fixtures"), checked by
+// `npm test` (scripts/test.ts): no cycles, and no import upwards between the layers
 //   packages/domain  (pure deciders)      ← packages/contracts (schemas, generated types) only
 //   packages/*       (adapters, runtime)  ← never services/*, scripts/, tests/, bench/
 //   services/*       (gateway, projector, operator) ← never scripts/, tests/, bench/, nor each other

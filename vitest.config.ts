@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     // `npm test` runs the unit tier with coverage (scripts/test.ts): the pure deciders are the
-    // specification, so packages/domain is held to a floor (issue 17).
+    // specification, so packages/domain is held to a floor.
     coverage: {
       provider: 'v8',
       include: ['packages/domain/src/**/*.ts'],

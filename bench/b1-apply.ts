@@ -53,7 +53,7 @@ export interface B1ScenarioResult {
   /** Projector rows/s over the bare upsert's and COPY's. */
   ratio_vs_bare?: number;
   ratio_vs_copy?: number;
-  /** Issue 13: floor time / projector time (p50); >= 1 means the projector is as fast as the floor. */
+  /** Floor time / projector time (p50); >= 1 means the projector is as fast as the floor. */
   ratio_floor?: number;
 }
 

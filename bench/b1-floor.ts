@@ -4,7 +4,7 @@
 // update logs with the same log_id / log_seq, daily rows when new or changed (D16, D16b), the
 // audit-batch outbox row and stock events (D18), and the stored reply. D6a (a barcode repeated in
 // one command is applied line by line) is done with window functions over the line order.
-// Since issue 13's set-based projection, the floor IS the projector's statement (SNAPSHOT_CTES)
+// Since the set-based projection, the floor IS the projector's statement (SNAPSHOT_CTES)
 // extended with what the projector still does in other statements and in JavaScript: stock-event ids
 // (sha1 in SQL) and payloads, the outbox rows and the stored reply. The one audit-batch event id is
 // passed in (eventId from @ingest/domain, like the projector).

@@ -1,4 +1,4 @@
-// B7 fair admission per shop (issue 16 item 3): the real pipeline (b6-server.ts `pipeline`: runGateway
+// B7 fair admission per shop: the real pipeline (b6-server.ts `pipeline`: runGateway
 // + runProjector in a forked process), open-loop inventory snapshots. Phase `alone`: three quiet shops
 // at a tenth of the pipeline's capacity each. Phase `with_noisy`: the same, plus one shop offering ten
 // times the capacity. Phase `fair_share` (the control): the same fourth shop offering only its share, a

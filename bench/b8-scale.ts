@@ -1,4 +1,4 @@
-// B8 scale-out (issue 14 item 5): the pipeline as separate processes (services/gateway and
+// B8 scale-out: the pipeline as separate processes (services/gateway and
 // services/projector main.ts, as deployed) on a three-node KRaft cluster of the bench's own
 // (replication 3, min ISR 2), one consumer group. Closed-loop saturation with 1 gateway + 1 projector,
 // 2 + 2, then 2 + 3; in the 2 + 3 stage the third projector joins under load and later leaves

@@ -1,4 +1,4 @@
-// What a refused request costs the gateway (issue 16 item 3): `node scripts/bootstrap.mjs bench/refusal-cost.ts`.
+// What a refused request costs the gateway (fair admission per shop): `node scripts/bootstrap.mjs bench/refusal-cost.ts`.
 // The gateway alone in its process (b6-server.ts `gateway`), with a lines/s budget of 1 per shop: every
 // request of the one shop after its first is a 429. Beside it, in the same run, the floor: Node's bare
 // http server reading the same body and answering the same 429 (refusal-floor.ts). Rounds alternate

@@ -220,7 +220,7 @@ try {
   }
 
   if (only.has('b4') && kafka) {
-    // Issue 13: B4 is judged against the pipeline's own saturation throughput (B6, several shops), not the bare upsert.
+    // B4 is judged against the pipeline's own saturation throughput (B6, several shops), not the bare upsert.
     const most = b6 ? String(Math.max(...settings.b6.shop_counts)) : null;
     const pipeline = most ? b6?.lines_per_s.pipeline[most] : undefined;
     const capacity = pipeline
@@ -315,7 +315,7 @@ for (const t of withTargets.targets)
   say(`${t.met === null ? 'n/a ' : t.met ? 'MET ' : 'MISS'} ${t.bench} ${t.what}: ${t.value} (target ${t.target})`);
 if (Object.keys(errors).length) process.exitCode = 1;
 
-/** B1's headline figures: issue 13's floor ratios, and the older ratios against the bare upsert when the baselines ran. */
+/** B1's headline figures: the floor ratios (the targets), and the older ratios against the bare upsert when the baselines ran. */
 function b1Summary(b1: B1Result) {
   const inv = b1.inventory_snapshot;
   const orders = b1.order_lines;
@@ -352,7 +352,7 @@ interface PropertyRun {
 }
 
 /**
- * Issue 13: the set-based projection against the deciders (the integration property test that
+ * The set-based projection against the deciders (the integration property test that
  * `npm test` runs with a few cases), here with many more random command sequences, same seed.
  */
 function longPropertyRun(runs: number): PropertyRun {

@@ -1,8 +1,8 @@
 -- Up Migration
--- Poison isolation (issue 11): a command that fails for a reason retrying will not fix is parked
--- here with its error, and the later commands of its shop wait behind it, parked in order too
--- (D2: per-shop order), while other shops keep flowing. An operator resolves a shop's parked
--- commands with `npm run parked -- retry|skip <id>`.
+-- Poison isolation (docs/operations.md#parked-commands): a command that fails for a reason
+-- retrying will not fix is parked here with its error, and the later commands of its shop wait
+-- behind it, parked in order too (D2: per-shop order), while other shops keep flowing. An
+-- operator resolves a shop's parked commands with `npm run parked -- retry|skip <id>`.
 CREATE TABLE agent_runtime.parked_commands (
   command_id      uuid PRIMARY KEY,
   shop            text NOT NULL,
@@ -22,10 +22,11 @@ CREATE TABLE agent_runtime.parked_commands (
 CREATE INDEX parked_commands_open_idx ON agent_runtime.parked_commands (shop, kafka_topic, kafka_partition, kafka_offset)
   WHERE resolved_at IS NULL;
 
--- Bounded state (issue 11): exactly-once rests on each partition's applied position, stored in the
--- projection's transaction (projector = 'live'); per-command markers are only kept for a window
--- that covers producer retries, stored results and requests for a documented window, and published
--- outbox rows are deleted. These indexes let the background pruning find old rows in small batches.
+-- Bounded state (docs/operations.md#retention): exactly-once rests on each partition's applied
+-- position, stored in the projection's transaction (projector = 'live'); per-command markers are
+-- only kept for a window that covers producer retries, stored results and requests for a documented
+-- window, and published outbox rows are deleted. These indexes let the background pruning find old
+-- rows in small batches.
 CREATE INDEX processed_commands_processed_at_idx ON agent_runtime.processed_commands (processed_at);
 CREATE INDEX command_results_created_at_idx ON agent_runtime.command_results (created_at);
 CREATE INDEX command_requests_received_at_idx ON agent_runtime.command_requests (received_at);
@@ -46,9 +47,10 @@ SELECT 'live', kafka_topic, kafka_partition, max(kafka_offset) + 1
  GROUP BY kafka_topic, kafka_partition
 ON CONFLICT DO NOTHING;
 
--- One publisher (issue 11): the relay that holds the advisory lock renews this lease on its locked
--- session before each batch; a relay that takes the lock over waits until the previous holder's
--- last renewal is older than the fence, so a batch the old leader had in flight has ended first.
+-- One publisher (docs/operations.md "Faults and outages"): the relay that holds the advisory
+-- lock renews this lease on its locked session before each batch; a relay that takes the lock
+-- over waits until the previous holder's last renewal is older than the fence, so a batch the
+-- old leader had in flight has ended first.
 CREATE TABLE agent_runtime.relay_lease (
   id         integer PRIMARY KEY CHECK (id = 1),
   holder     text NOT NULL,

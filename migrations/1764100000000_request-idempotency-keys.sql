@@ -1,5 +1,5 @@
 -- Up Migration
--- The Idempotency-Key header (issue 16, draft-ietf-httpapi-idempotency-key-header) on every POST.
+-- The Idempotency-Key header (draft-ietf-httpapi-idempotency-key-header) on every POST.
 -- One row per (credential, shop, key): the request's fingerprint and the command it started. The
 -- command id is recorded here, in the same statement as its command_requests row, before it is
 -- appended: a retry finds the answer in command_results (what GET /api/commands/{id} reads), or

@@ -1,9 +1,9 @@
 -- Up Migration
--- Issue 13, set-based projection: the snapshot's update-log ids are derived inside PostgreSQL, with
--- exactly the derivation of packages/domain/src/ids.ts logId (D3: derived only from (command_id, n)).
--- That needs SHA-1 (UUIDv5), which PostgreSQL has only through pgcrypto (a trusted contrib
--- extension on every managed PostgreSQL). If pgcrypto is already installed in some schema, that one
--- is used: the wrapper is created with the extension's schema written into it.
+-- Set-based projection (docs/architecture.md): the snapshot's update-log ids are derived inside
+-- PostgreSQL, with exactly the derivation of packages/domain/src/ids.ts logId (D3: derived only from
+-- (command_id, n)). That needs SHA-1 (UUIDv5), which PostgreSQL has only through pgcrypto (a trusted
+-- contrib extension on every managed PostgreSQL). If pgcrypto is already installed in some schema,
+-- that one is used: the wrapper is created with the extension's schema written into it.
 DO $$
 DECLARE s text;
 BEGIN

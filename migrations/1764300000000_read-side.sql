@@ -1,9 +1,9 @@
 -- Up Migration
--- Issue 15 item 8, the read side for agents: views for the locations and channels registry (D14, D24),
--- a COMMENT on every agent_read view and column, and the indexes the documented lookups need
--- (README "Reading the data"). Conventions of the comments: quantities are counts of units;
--- timestamptz values are instants (stored in UTC, shown in the session's TimeZone); business dates
--- are dates in BUSINESS_TIMEZONE (default Asia/Tokyo, D16); money is in the row's currency.
+-- The read side for agents: views for the locations and channels registry (D14, D24), a COMMENT
+-- on every agent_read view and column, and the indexes the documented lookups need
+-- (docs/reading-data.md). Conventions of the comments: quantities are counts of units; timestamptz
+-- values are instants (stored in UTC, shown in the session's TimeZone); business dates are dates
+-- in BUSINESS_TIMEZONE (default Asia/Tokyo, D16); money is in the row's currency.
 
 -- Registry views (D14, D24) --------------------------------------------------------------------------
 CREATE VIEW agent_read.locations AS

@@ -1,5 +1,4 @@
 // Writes the settings table of docs/operations.md ("Configuration") from packages/runtime/src/config/catalog.ts
-// (issue 15 item 9; the table moved out of the README with issue 17 item 5).
 //   node scripts/gen-settings.ts   (part of `npm run gen`; a unit test fails on a stale table)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

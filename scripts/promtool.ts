@@ -1,4 +1,4 @@
-// promtool for the deploy checks of `npm test` (tests/deploy, issue 15 item 3): Prometheus' own
+// promtool for the deploy checks of `npm test` (tests/deploy): Prometheus' own
 // checker of rule files, scrape configuration and exposition text. The project fetches it itself,
 // the way scripts/bootstrap.mjs fetches Node: Debian's `prometheus` package ships it, so this takes
 // that .deb from deb.debian.org (pinned version and SHA-256), extracts usr/bin/promtool with

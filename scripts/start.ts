@@ -10,7 +10,7 @@ import { runProjector } from '@ingest/projector';
 import { createLogger, createRegistry, onShutdown, readCommonConfig, setting, settingsAtStart, startTracing } from '@ingest/runtime';
 
 if (existsSync(join(REPO_ROOT, '.env'))) process.loadEnvFile(join(REPO_ROOT, '.env'));
-// --help prints every setting; bad settings are all reported before anything starts (issue 15).
+// --help prints every setting; bad settings are all reported before anything starts.
 const warnings = settingsAtStart({ roles: ['gateway', 'projector', 'dev'], name: 'npm start', usage: 'usage: npm start [-- --help]' });
 const log = createLogger({ name: 'ingest', level: setting(process.env, 'LOG_LEVEL') });
 for (const w of warnings) log.warn(w);
@@ -18,7 +18,7 @@ const say = (msg: string) => log.info(msg);
 
 try {
   const infra = await prepareInfra(process.env, say);
-  // Off unless OTEL_TRACES_EXPORTER is set (issue 15): one trace from the request to the projector's apply.
+  // Off unless OTEL_TRACES_EXPORTER is set: one trace from the request to the projector's apply.
   const tracing = await startTracing(infra.env, { serviceName: 'ingest' });
   // One process, one registry: the gateway's /metrics shows the projector and relay too.
   const registry = createRegistry({ defaultMetrics: true });

@@ -23,7 +23,7 @@ const steps: Array<[string, string, string[]]> = [
   ['lint', bin('eslint'), ['.']],
   // One formatting for every TypeScript/JavaScript file (.prettierrc.json; `npm run format` fixes it).
   ['format', bin('prettier'), ['--check', '.', '--log-level', 'warn']],
-  // No import cycles, no imports upwards between the layers (.dependency-cruiser.cjs, issue 17).
+  // No import cycles, no imports upwards between the layers (.dependency-cruiser.cjs).
   ['import rules', bin('depcruise'), ['packages', 'services', 'scripts', 'tests', 'bench', '--config', '.dependency-cruiser.cjs']],
   // With coverage of packages/domain and its floor (vitest.config.ts): the deciders are the specification.
   ['unit tests', bin('vitest'), [...vitest('unit'), '--coverage.enabled']],

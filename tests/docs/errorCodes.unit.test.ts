@@ -1,5 +1,5 @@
-// docs/api.md's table of error codes is the catalog's (packages/contracts/src/errorCodes.ts, issue 17
-// item 6): every code with its status, and no code the catalog does not have.
+// docs/api.md's table of error codes is the catalog's (packages/contracts/src/errorCodes.ts):
+// every code with its status, and no code the catalog does not have.
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,5 @@
 // Every relative link in README.md and docs/**/*.md points to a file that exists, and every `#anchor`
-// to a heading (GitHub's slugs) or an `<a id>` of the file it names (issue 17 item 5). External links
+// to a heading (GitHub's slugs) or an `<a id>` of the file it names. External links
 // (http, https, mailto) are not fetched.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -115,7 +115,7 @@ describe('doc links', () => {
 
 describe('the checker itself', () => {
   it('slugs headings as GitHub does', () => {
-    expect(slug('Dry run: `?dry_run=true` (issue 16, D22)')).toBe('dry-run-dry_runtrue-issue-16-d22');
+    expect(slug('Dry run: `?dry_run=true` (D22, D15b)')).toBe('dry-run-dry_runtrue-d22-d15b');
     expect(slug('`GET /api/commands/{command_id}` (D6)')).toBe('get-apicommandscommand_id-d6');
     expect(slug('1. `POST /api/products/bulk-upsert`')).toBe('1-post-apiproductsbulk-upsert');
     expect(slug('Fault suite (`npm run test:faults`)')).toBe('fault-suite-npm-run-testfaults');

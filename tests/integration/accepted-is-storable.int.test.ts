@@ -5,11 +5,11 @@ import { CRON_SECRET, INGEST_SECRET, post, startPipeline, waitFor, type HttpResu
 import { INVENTORY_ENV } from '../support/inventory.ts';
 import { documentedAnswers } from '../support/openapi.ts';
 
-// Issue 12, "every accepted value is storable": schema-valid bodies for every endpoint, with the
-// edges of every type (longest strings of 4-byte characters, unicode oddities, the largest and
-// smallest numbers, times at the range edges), go through the real gateway, Kafka, projector and
-// PostgreSQL. Whatever the gateway accepts (200/202) must end in a stored 200 result, and nothing
-// may be parked; anything else must be a 4xx (never a 5xx).
+// "Every accepted value is storable" (docs/api.md "Value ranges"): schema-valid bodies for every
+// endpoint, with the edges of every type (longest strings of 4-byte characters, unicode oddities,
+// the largest and smallest numbers, times at the range edges), go through the real gateway,
+// Kafka, projector and PostgreSQL. Whatever the gateway accepts (200/202) must end in a stored
+// 200 result, and nothing may be parked; anything else must be a 4xx (never a 5xx).
 //
 // `npm test` runs a fixed seed and 12 runs (a few seconds); run it longer with, e.g.,
 //   PROPERTY_RUNS=500 PROPERTY_SEED=$RANDOM ./node_modules/.bin/vitest run --project integration tests/integration/accepted-is-storable.int.test.ts
@@ -18,7 +18,7 @@ const RUNS = Number(process.env['PROPERTY_RUNS'] ?? 12);
 const SEED = Number(process.env['PROPERTY_SEED'] ?? 20261123);
 
 let p: TestPipeline;
-/** Issue 15: every answer, whatever its status, is what the served OpenAPI document says it is. */
+/** Every answer, whatever its status, is what the served OpenAPI document says it is. */
 let documented: Awaited<ReturnType<typeof documentedAnswers>>;
 beforeAll(async () => {
   p = await startPipeline({ env: INVENTORY_ENV });
@@ -348,7 +348,7 @@ async function play(s: Scenario, run: number): Promise<void> {
   if (process.env['PROPERTY_DEBUG'])
     console.log(answers.map((a) => `${a.what}=${a.r.status}${a.r.status === 200 ? '' : ` ${a.r.text.slice(0, 120)}`}`).join(' | '));
   // Every command of this shop the gateway accepted has a stored result, and it is a 200.
-  // A dry run (issue 16) is answered without being appended: it has no request row or result.
+  // A dry run (D22) is answered without being appended: it has no request row or result.
   const accepted = answers.filter((a) => (a.r.status === 200 || a.r.status === 202) && a.r.json?.dry_run !== true).length;
   const results = await waitFor(
     async () => {
@@ -375,7 +375,7 @@ async function play(s: Scenario, run: number): Promise<void> {
   expect(parked).toEqual([]);
 }
 
-describe('issue 12: every value the gateway accepts is stored', () => {
+describe('every value the gateway accepts is stored', () => {
   it(`property: schema-valid bodies at every edge, through the real pipeline, end in stored 200s (seed ${SEED}, ${RUNS} runs)`, async () => {
     let run = 0;
     await fc.assert(

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyDbError, createListener, createPool, withTransaction, type Pool } from '@ingest/db';
 import { startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
-// Issue 11, findings 3 and 5, at the level of the connections themselves.
+// Connection faults (docs/operations.md "Faults and outages") at the level of the connections themselves.
 let p: TestPipeline;
 let pool: Pool;
 
@@ -20,7 +20,7 @@ const terminate = (applicationName: string) =>
     applicationName,
   ]);
 
-describe('connections (issue 11)', () => {
+describe('connections', () => {
   it('a checked-out client killed in the middle of a transaction rejects that transaction as unavailable, crashes nothing, and the pool serves the next one', async () => {
     const failed = await withTransaction(pool, async (tx) => {
       await tx.query('SELECT 1');

@@ -6,8 +6,9 @@ import { silentLogger } from '@ingest/runtime';
 import { CRON_SECRET, INGEST_SECRET, get, post, startPipeline, waitFor, type HttpResult, type TestPipeline } from '../support/pipeline.ts';
 import { startTcpProxy, throughProxy, type TcpProxy } from '../support/tcpProxy.ts';
 
-// Issue 11: the services reach PostgreSQL through a proxy the test can cut, as an outage or a
-// network fault would; the assertions read the database directly.
+// Outages (docs/operations.md "Faults and outages"): the services reach PostgreSQL through a
+// proxy the test can cut, as an outage or a network fault would; the assertions read the
+// database directly.
 let p: TestPipeline;
 let proxy: TcpProxy;
 
@@ -35,7 +36,7 @@ function expect503(r: HttpResult): void {
   expect(r.json).toMatchObject({ ok: false });
 }
 
-describe('a PostgreSQL outage (issue 11)', () => {
+describe('a PostgreSQL outage', () => {
   it('every endpoint answers 503 with Retry-After while it lasts, never 500 and never an accepted command it then forgets; it recovers by itself', async () => {
     const shop = `outage-${randomUUID().slice(0, 6)}.example`;
     const before = await products(shop, ['B0'], { Prefer: 'respond-async' });
@@ -45,10 +46,10 @@ describe('a PostgreSQL outage (issue 11)', () => {
 
     await proxy.cut('refuse');
     try {
-      // Finding 1: the result lookup failed with 500.
+      // The result lookup once failed with 500.
       expect503(await get(resultUrl, ING));
       expect503(await get(resultUrl, { 'x-cron-secret': CRON_SECRET, 'x-shop': shop }));
-      // Finding 2: a command must not be answered 202 unless its status is recorded: 503 before it is appended.
+      // A command must not be answered 202 unless its status is recorded: 503 before it is appended.
       expect503(await products(shop, ['B1']));
       expect503(await products(shop, ['B2'], { Prefer: 'respond-async' }));
       expect503(
@@ -58,7 +59,7 @@ describe('a PostgreSQL outage (issue 11)', () => {
           { 'x-cron-secret': CRON_SECRET, 'x-shop': shop },
         ),
       );
-      // Issue 16: a dry run reads the database instead of appending: 503 with Retry-After too.
+      // A dry run reads the database instead of appending: 503 with Retry-After too.
       expect503(await post(`${p.url()}/api/ingest/products?dry_run=true`, { shop, products: [{ barcode: 'B4', product_name: 'x' }] }, ING));
       const ready = await get(`${p.url()}/readyz`);
       expect(ready.status).toBe(503);
@@ -86,7 +87,7 @@ describe('a PostgreSQL outage (issue 11)', () => {
     await waitFor(async () => Object.values(await p.projector!.readiness()).every(Boolean), 10_000, 'the projector ready again');
   });
 
-  it('the reply path LISTENs again after the outage: synchronous replies come by notification, not by the 2-second sweep (finding 5)', async () => {
+  it('the reply path LISTENs again after the outage: synchronous replies come by notification, not by the 2-second sweep', async () => {
     // A gateway whose LISTEN connection (through the same proxy) the test watches: which replies reached it
     // by notification is read from that connection, not inferred from latencies, which a loaded machine
     // stretches past any bound a sweep could not also meet (CI: four writes under 700 ms).
@@ -132,7 +133,7 @@ describe('a PostgreSQL outage (issue 11)', () => {
     }
   });
 
-  it('a projector whose connections are reset in the middle of its transactions does not die, and applies every command exactly once (finding 3)', async () => {
+  it('a projector whose connections are reset in the middle of its transactions does not die, and applies every command exactly once', async () => {
     const shop = `reset-${randomUUID().slice(0, 6)}.example`;
     const sent = await Promise.all(Array.from({ length: 24 }, (_, i) => products(shop, [`R${i}`], { Prefer: 'respond-async' })));
     expect(sent.every((r) => r.status === 202)).toBe(true);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentedAnswers } from '../support/openapi.ts';
 import { fetchAnswer, INGEST_SECRET, post, startPipeline, waitFor, type HttpResult, type TestPipeline } from '../support/pipeline.ts';
 
-// Issue 15 item 1: the refusals the OpenAPI document lists beside 400/401/404/410/413/503 (checked by
+// The refusals the OpenAPI document lists beside 400/401/404/410/413/503 (checked by
 // routes/docs.unit.test.ts) are what a real gateway answers, on the real broker and database: 409
 // (an Idempotency-Key still in flight), 415, 422 and a shop's 429, each checked against the served
 // /openapi.json (status documented for the path, media type, body schema). No projector runs, so an
@@ -25,7 +25,7 @@ const products = (shop: string, n = 1) => ({
 const raw = (path: string, body: string, headers: Record<string, string>): Promise<HttpResult> =>
   fetchAnswer(`${p.url()}${path}`, { method: 'POST', headers: { ...ING, ...headers }, body });
 
-describe('refusals of a real gateway match the served OpenAPI document (issue 15 item 1)', () => {
+describe('refusals of a real gateway match the served OpenAPI document', () => {
   it('409: a second request with an Idempotency-Key whose first is still waiting for its result', async () => {
     const key = { 'Idempotency-Key': `doc-${p.id}` };
     const first = post(`${p.url()}/api/ingest/products`, products('idem.example'), { ...ING, ...key });

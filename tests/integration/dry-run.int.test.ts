@@ -9,7 +9,7 @@ import { createDryRunner } from '@ingest/projection';
 import { CRON_SECRET, INGEST_SECRET, post, startPipeline, waitFor, type HttpResult, type TestPipeline } from '../support/pipeline.ts';
 import { INVENTORY_ENV } from '../support/inventory.ts';
 
-// Issue 16 item 2 (D22, D15b, D17, D18, D19, D14, D16) on every write endpoint, against a real state:
+// Dry run (D22, D15b, D17, D18, D19, D14, D16) on every write endpoint, against a real state:
 // the body is sent with ?dry_run=true, then the same body for real right after. The answers are equal
 // but for dry_run / as_of, and the dry run changed nothing: every table of the data model and of the
 // runtime (checksums), no outbox row, no record on the command topic.
@@ -138,7 +138,7 @@ const orderRow = (s: Shop, over: Record<string, unknown> = {}) =>
   validOrderRow({ barcode: 'A', channel_id: s.ch, location_id: s.l1 }, over);
 
 /**
- * The check of issue 16: dry run, nothing changed, then the same body for real; the answers are the
+ * The dry-run check: dry run, nothing changed, then the same body for real; the answers are the
  * same but for dry_run / as_of. Returns the real answer for the case's own assertions.
  */
 async function dryThenReal(
@@ -169,7 +169,7 @@ async function dryThenReal(
   return { dry, real };
 }
 
-describe('dry run on every write endpoint (issue 16, D22)', () => {
+describe('dry run on every write endpoint (D22)', () => {
   it('products bulk-upsert (endpoint 1): created, updated, unchanged and a bad item as the real run', async () => {
     const s = await newShop('bulk');
     const { real } = await dryThenReal(

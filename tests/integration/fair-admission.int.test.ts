@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partitionForKey } from '@ingest/kafka';
 import { INGEST_SECRET, post, startPipeline, waitFor, type HttpResult, type TestPipeline } from '../support/pipeline.ts';
 
-// Issue 16 item 3 on the real gateway, broker, database and projector: one shop over its own budgets
-// gets 429 with Retry-After and nothing of its refused requests is recorded or appended, while the
-// other shops are answered 200 with their counts meanwhile. The quiet shops' latency with and without
-// a noisy shop at 10x the capacity is bench B7's to measure (an idle machine; four test files run at
-// once here); what is asserted here is what the budgets decide, exactly.
+// Fair admission per shop on the real gateway, broker, database and projector: one shop over its own
+// budgets gets 429 with Retry-After and nothing of its refused requests is recorded or appended,
+// while the other shops are answered 200 with their counts meanwhile. The quiet shops' latency with
+// and without a noisy shop at 10x the capacity is bench B7's to measure (an idle machine; four test
+// files run at once here); what is asserted here is what the budgets decide, exactly.
 let p: TestPipeline;
 const PARTITIONS = 3; // the test topics' (tests/support/pipeline.ts)
 const INFLIGHT = 4;
@@ -66,7 +66,7 @@ async function quietTraffic(shops: string[], n: number, tag: string): Promise<vo
   );
 }
 
-describe('fair admission per shop on the real pipeline (issue 16 item 3)', () => {
+describe('fair admission per shop on the real pipeline', () => {
   it('a shop holding its requests in flight gets 429 for more; other shops are answered 200 meanwhile', async () => {
     const noisy = shopOn(0, 'held');
     const quiet = [shopOn(1, 'quiet-a'), shopOn(2, 'quiet-b')];

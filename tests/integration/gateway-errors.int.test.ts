@@ -6,7 +6,7 @@ import { CRON_SECRET, get, INGEST_SECRET, post, startPipeline, type HttpResult, 
 // The gateway's error catalog through the real pipeline, one or two cases per path: the answers
 // that need Kafka, the projector or PostgreSQL (a 200 applied, a command's visibility by shop, the
 // in-flight bound with real applies) or runGateway's own server (Node's parser errors, BODY_TIMEOUT).
-// The rule matrices (D8, D9, D11, D12, auth before body, issue 12's hostile bodies) are tested at the
+// The rule matrices (D8, D9, D11, D12, auth before body, hostile bodies) are tested at the
 // HTTP edge with in-memory ports: services/gateway/src/errorCatalog.unit.test.ts.
 let p: TestPipeline;
 beforeAll(async () => {
@@ -70,7 +70,7 @@ describe('D11: body and field errors', () => {
 describe('D13: in-flight bytes bound', () => {
   let port: number;
   beforeAll(async () => {
-    // One connection may hold a quarter of the budget (issue 12), so bodies here stay under 2,048 bytes.
+    // One connection may hold a quarter of the budget (docs/api.md#admission), so bodies here stay under 2,048 bytes.
     port = (await p.startGateway({ MAX_INFLIGHT_BYTES: '8192' })).port;
   });
 
@@ -117,7 +117,7 @@ describe('D13: in-flight bytes bound', () => {
   });
 });
 
-describe("issue 12 on the real server (runGateway.ts): Node's parser errors and BODY_TIMEOUT", () => {
+describe("hostile input on the real server (runGateway.ts): Node's parser errors and BODY_TIMEOUT", () => {
   /** Writes raw bytes, optionally more later, and reads until the server closes the connection. */
   function raw(port: number, first: string, later?: { afterMs: number; text: string }): Promise<string> {
     return new Promise((resolve) => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INGEST_SECRET, get, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
-// Issue 13, group commit: a backlog of one busy shop is applied several commands per transaction,
+// Group commit: a backlog of one busy shop is applied several commands per transaction,
 // with per-shop order (D2) and one result and outbox row per command (D4, D5, D6) as one by one.
 let p: TestPipeline;
 
@@ -22,7 +22,7 @@ async function groupStats(): Promise<{ transactions: number; commands: number }>
   return { transactions: value('count'), commands: value('sum') };
 }
 
-describe('group commit (issue 13)', () => {
+describe('group commit', () => {
   it('applies a backlog several commands per transaction, in order, each with its own result and outbox row', async () => {
     const shop = `group-${randomUUID().slice(0, 6)}.example`;
     await p.stopProjector();

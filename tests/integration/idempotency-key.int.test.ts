@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRON_SECRET, INGEST_SECRET, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
-// Issue 16, item 1: the Idempotency-Key header, over two gateway instances sharing one database.
+// The Idempotency-Key header, over two gateway instances sharing one database.
 // The key's state lives in PostgreSQL (agent_runtime.request_keys), so any instance answers a retry.
 let p: TestPipeline;
 beforeAll(async () => {
@@ -20,7 +20,7 @@ const ingest = (gateway: number, shop: string, key: string, barcode = '490000000
 const logCount = async (shop: string): Promise<number> =>
   (await p.db.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_read.product_update_logs WHERE shop = $1', [shop])).rows[0]!.n;
 
-describe('Idempotency-Key header (issue 16)', () => {
+describe('Idempotency-Key header', () => {
   it('in flight on one instance: 409 with Retry-After on the other; its 202 is replayed while pending, then the final result once known, applied once', async () => {
     const shop = newShop('inflight');
     const key = `k-${randomUUID()}`;

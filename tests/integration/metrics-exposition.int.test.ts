@@ -6,7 +6,7 @@ import { createProbeServer } from '@ingest/projector';
 import { promtoolPath } from '../../scripts/promtool.ts';
 import { INGEST_SECRET, get, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
-// Issue 15 item 3, on the real /metrics of a gateway and of a standalone projector (as deploy/k8s
+// On the real /metrics of a gateway and of a standalone projector (as deploy/k8s
 // runs them, the projector's served by main.ts' probe server) after real work through Kafka and
 // PostgreSQL: `promtool check metrics` passes on both, the operability metrics the dashboard and
 // the alerts read are there, and every label is one of a closed set.
@@ -71,7 +71,7 @@ const BOUNDED: Record<string, RegExp> = {
   type: /^[A-Za-z_]+$/, // Node's handle and resource classes, gc kinds
 };
 
-describe('/metrics of a gateway and a projector after real work (issue 15 item 3)', () => {
+describe('/metrics of a gateway and a projector after real work', () => {
   let gateway: Sample[];
   let projector: Sample[];
   let gatewayText: string;

@@ -161,7 +161,7 @@ describe('migrations', () => {
     expect(await asRole('ingest_service', `CREATE TABLE public.x (a int)`)).toEqual({ ok: false, code: '42501' });
     expect(await asRole('ingest_service', `DROP VIEW agent_read.products`)).toEqual({ ok: false, code: '42501' });
     expect(await asRole('ingest_service', `DELETE FROM public.pgmigrations`)).toEqual({ ok: false, code: '42501' });
-    // Issue 11's tables: parking and the relay lease are written by the services.
+    // The tables of 1763900000000_fault-tolerance: parking and the relay lease are written by the services.
     expect(await asRole('ingest_service', `SELECT count(*) FROM agent_runtime.parked_commands`)).toMatchObject({ ok: true });
     expect(await asRole('ingest_service', `DELETE FROM agent_runtime.relay_lease WHERE false`)).toMatchObject({ ok: true });
   });

@@ -262,7 +262,7 @@ describe('POST /api/order-line-master/bulk-upsert: response, storage and logs', 
     expect((await lines(s.shop))[0].customer_id).toBe('C-2');
   });
 
-  it('dry_run (D22, issue 16): the same body a real run gives, dry_run echoed, as_of added, and nothing written or appended: no rows, no logs, no outbox rows, no result', async () => {
+  it('dry_run (D22): the same body a real run gives, dry_run echoed, as_of added, and nothing written or appended: no rows, no logs, no outbox rows, no result', async () => {
     const s = await newShop('dry');
     await upsert(s.shop, [row(s, { line_instance_no: 1 }), row(s, { line_instance_no: 2 })]);
     const linesBefore = await lines(s.shop);
@@ -289,7 +289,7 @@ describe('POST /api/order-line-master/bulk-upsert: response, storage and logs', 
     expect(Date.parse(dry.as_of)).not.toBeNaN();
     expect(await lines(s.shop)).toEqual(linesBefore);
     expect(await logs(s.shop)).toEqual(logsBefore);
-    // Issue 16: a dry run is never appended, so the projector stores no result and writes no outbox row for it.
+    // A dry run is never appended, so the projector stores no result and writes no outbox row for it.
     expect(await runtime()).toEqual(runtimeBefore);
 
     const real = await upsert(s.shop, rows);

@@ -14,7 +14,7 @@ afterAll(async () => {
   await p.stop();
 });
 
-describe('a stored position from another log (issue 11: bounded state)', () => {
+describe('a stored position from another log (bounded state)', () => {
   it('is forgotten, and the new log is applied in full', async () => {
     for (const partition of [0, 1, 2])
       await p.db.query(

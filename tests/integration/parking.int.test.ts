@@ -9,9 +9,9 @@ import { compareReadModels, listParked, replayCommandLog, retryParked, skipParke
 import { documentedAnswers } from '../support/openapi.ts';
 import { INGEST_SECRET, get, post, startPipeline, type TestPipeline } from '../support/pipeline.ts';
 
-// Issue 11, poison isolation per shop: a command that fails for a reason retrying cannot fix is
-// parked after bounded tries; its shop's later commands park behind it (D2) while the other shops
-// of the same partition keep flowing; an operator skips or retries.
+// Poison isolation per shop (docs/operations.md#parked-commands): a command that fails for a
+// reason retrying cannot fix is parked after bounded tries; its shop's later commands park behind
+// it (D2) while the other shops of the same partition keep flowing; an operator skips or retries.
 let p: TestPipeline;
 let sink: MessageSink;
 
@@ -78,7 +78,7 @@ const appendPoison = async (shop: string): Promise<string> => {
   return id;
 };
 
-describe('parking (issue 11)', () => {
+describe('parking', () => {
   it('parks a poison command and its shop behind it, lets the partition flow, and resolves by skip and retry in order', async () => {
     const shop = `poison-${randomUUID().slice(0, 6)}.example`;
     const neighbour = neighbourOf(shop);
@@ -110,7 +110,7 @@ describe('parking (issue 11)', () => {
     expect(poison.status).toBe(202);
     expect(poison.json).toMatchObject({ ok: true, status: 'parked', command_id: poisonId, waiting_behind: null });
     expect(poison.json.error).toMatch(/out of range/);
-    // Issue 15: both parked answers are what the served OpenAPI document says.
+    // Both parked answers are what the served OpenAPI document says.
     const documented = await documentedAnswers(p.url());
     expect(documented('post', '/api/ingest/products', behind)).toBeNull();
     expect(documented('get', '/api/commands/{id}', poison)).toBeNull();

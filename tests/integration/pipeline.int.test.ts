@@ -131,7 +131,7 @@ describe('synchronous replies (D6)', () => {
       expect(r.status).toBe(202);
       const pending = await get(`${p.url()}${r.json.result_url}`, { 'x-ingest-secret': INGEST_SECRET });
       expect(pending.status).toBe(202);
-      // Issue 16 item 4: a pending answer also says where the command stands (checked in its own test below).
+      // A pending answer also says where the command stands (checked in its own test below).
       expect(pending.json).toMatchObject({
         ok: true,
         status: 'pending',
@@ -147,7 +147,7 @@ describe('synchronous replies (D6)', () => {
       // The cron secret only sees commands of the shop it names.
       const other = await get(`${p.url()}${r.json.result_url}`, { 'x-cron-secret': CRON_SECRET, 'x-shop': 'someone-else.example' });
       expect(other.status).toBe(404);
-      // Issue 15: each of these answers is what the served OpenAPI document says.
+      // Each of these answers is what the served OpenAPI document says.
       const documented = await documentedAnswers(p.url());
       expect(documented('post', '/api/ingest/products', r)).toBeNull();
       for (const answer of [pending, done, other]) expect(documented('get', '/api/commands/{id}', answer)).toBeNull();
@@ -158,7 +158,7 @@ describe('synchronous replies (D6)', () => {
   });
 });
 
-describe('status with position (issue 16 item 4)', () => {
+describe('status with position', () => {
   it('pending commands say how many commands of their partition are ahead of them, on any gateway; then their result', async () => {
     await p.stopProjector();
     try {
@@ -246,7 +246,7 @@ describe('outbox relay (D5)', () => {
         ce_id: mine.value.event_id,
         ce_type: 'com.retail-ingestion.audit_record.v1',
       });
-      // Issue 15: read with the CloudEvents SDK, its data valid against the schema its dataschema names, served by the gateway.
+      // Read with the CloudEvents SDK, its data valid against the schema its dataschema names, served by the gateway.
       const event = await expectServedCloudEvent(p.url(), mine);
       expect(event.dataschema).toBe(`${TEST_PUBLIC_BASE_URL}/schemas/events/audit-record.json`);
       // One outbox row per (command, log table) stands for its records; published once they all went out.

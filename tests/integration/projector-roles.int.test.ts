@@ -4,7 +4,7 @@ import { runProjector, type RunningProjector } from '@ingest/projector';
 import { setting, silentLogger } from '@ingest/runtime';
 import { INGEST_SECRET, post, startPipeline, TEST_FETCH_WAIT_MS, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
-// Issue 15 item 6: PROJECTOR_ROLES splits what a projector process runs, so a deployment can scale
+// PROJECTOR_ROLES splits what a projector process runs, so a deployment can scale
 // the appliers apart from one process that relays, schedules and prunes.
 let p: TestPipeline;
 let others: RunningProjector | null = null;

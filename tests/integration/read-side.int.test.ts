@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabaseFromTemplate, createPool, dropDatabase, type Pool, type PoolClient } from '@ingest/db';
 
-// Issue 15 item 8, the read side for agents (D24, D25; migration 1764300000000_read-side): every
+// The read side for agents (D24, D25; migration 1764300000000_read-side): every
 // agent_read view and column carries a comment, the registry views exist and agent_reader reads
-// them and nothing outside agent_read, and the lookups README "Reading the data" documents use an
+// them and nothing outside agent_read, and the lookups docs/reading-data.md documents use an
 // index on a big table. The plans are checked on PLAN_ROWS rows per table (50 shops), loaded with
 // one INSERT ... SELECT generate_series per table. 1,000,000 rows per table take minutes on the
 // test machine; the planner picks the same index for every lookup at 20,000 rows as at 1,000,000

@@ -5,7 +5,7 @@ import { createProbeServer } from '@ingest/projector';
 import { INGEST_SECRET, get, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 import { startTcpProxy, throughProxy, type TcpProxy } from '../support/tcpProxy.ts';
 
-// Issue 15 item 7, with a real dependency loss: the standalone projector's probes (probes.ts, as
+// Readiness with a real dependency loss: the standalone projector's probes (probes.ts, as
 // main.ts serves them) over its real readiness, PostgreSQL reached through a proxy the test cuts.
 // (Kafka cannot be cut this way: the broker's metadata sends clients to its advertised address.)
 let p: TestPipeline;
@@ -24,7 +24,7 @@ afterAll(async () => {
   await proxy.stop();
 });
 
-describe('the projector /readyz and /healthz (issue 15 item 7)', () => {
+describe('the projector /readyz and /healthz', () => {
   it('503 while it starts without PostgreSQL, 200 once joined and connected, 503 when PostgreSQL is lost, 200 when it is back; /healthz 200 throughout', async () => {
     await proxy.cut('refuse');
     const projector = await p.startProjector(); // starts: the database is only needed to do work

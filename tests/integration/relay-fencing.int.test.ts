@@ -6,9 +6,9 @@ import { startRelay, type Relay } from '@ingest/projector';
 import { createLogger, createRegistry, silentLogger, type Logger } from '@ingest/runtime';
 import { startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
-// Issue 11, finding 4: after the session holding the leader lock was lost, the old relay kept
-// publishing beside the new leader. Two relays on one database, no projector: outbox rows are
-// written directly, and the topic is read back.
+// One publisher (docs/operations.md "Faults and outages"): after the session holding the leader
+// lock was lost, the old relay kept publishing beside the new leader. Two relays on one
+// database, no projector: outbox rows are written directly, and the topic is read back.
 let p: TestPipeline;
 let pool: Pool;
 let listener: Listener;
@@ -88,7 +88,7 @@ const leaderPid = async (): Promise<number> =>
     )
   ).rows[0]!.pid;
 
-describe('one publisher (issue 11)', () => {
+describe('one publisher', () => {
   it('a relay whose locked session is lost stops leading at once; the other takes over after the fence; each event leaves once, in seq order', async () => {
     // A's lines are kept: losing the lead is an event. Polling isLeader() could miss it, since A
     // opens a new session and, as the last holder (no fence for its own lease), may lead again

@@ -6,10 +6,10 @@ import { runProjector } from '@ingest/projector';
 import { silentLogger } from '@ingest/runtime';
 import { INGEST_SECRET, get, post, startPipeline, TEST_FETCH_WAIT_MS, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
-// Issue 11, finding 7: agent_runtime grew forever, and exactly-once (D4) depended on keeping every
-// marker because a new consumer group re-reads the log from offset 0. Now the partition's applied
-// position is stored with each command's effect, and the markers, results, requests and published
-// outbox rows are pruned after their windows.
+// Bounded state (docs/operations.md#retention): agent_runtime grew forever, and exactly-once (D4)
+// depended on keeping every marker because a new consumer group re-reads the log from offset 0.
+// Now the partition's applied position is stored with each command's effect, and the markers,
+// results, requests and published outbox rows are pruned after their windows.
 let p: TestPipeline;
 
 beforeAll(async () => {
@@ -34,7 +34,7 @@ async function committedEverywhere(groupId: string): Promise<boolean> {
   }
 }
 
-describe('bounded state (issue 11)', () => {
+describe('bounded state', () => {
   it('prunes markers, results, requests and published outbox rows; a pruned command answers 410 expired; a new consumer group from offset 0 changes nothing', async () => {
     const shop = `retention-${randomUUID().slice(0, 6)}.example`;
     const sent = [];
@@ -77,7 +77,7 @@ describe('bounded state (issue 11)', () => {
     const groupId = `test-${p.id}-reset-${randomUUID().slice(0, 6)}`;
     const fresh = await runProjector({ ...p.env, PROJECTOR_GROUP_ID: groupId }, silentLogger(), { fetchWaitMs: TEST_FETCH_WAIT_MS });
     try {
-      // Finding 6: ready once it has joined its group (and reaches PostgreSQL and its LISTEN connection).
+      // Ready once it has joined its group (and reaches PostgreSQL and its LISTEN connection).
       await waitFor(async () => Object.values(await fresh.readiness()).every(Boolean), 30_000, 'the new projector ready');
       await waitFor(() => committedEverywhere(groupId), 30_000, 'the new group at the end of the log');
       expect(await count('SELECT count(*)::int AS n FROM public.product_update_logs WHERE shop = $1', [shop])).toBe(logsBefore);

@@ -5,7 +5,7 @@ import { createDatabaseFromTemplate, createPool, dropDatabase, withTransaction, 
 import { logId, productId, type InventoryCommand, type LocationRef } from '@ingest/domain';
 import { projectInventory } from '@ingest/projection';
 
-// Issue 13: the set-based projection of snapshots (snapshotSet.ts) against its executable
+// The set-based projection of snapshots (snapshotSet.ts) against its executable
 // specification, the deciders (decideSnapshot and friends). Random command sequences (snapshots,
 // available and levels writes in both modes, repeated barcodes, unknown barcodes and locations,
 // locations by external identifier, stale and late as-of times, zero crossings, two dates for D16b)
@@ -166,7 +166,7 @@ function command(b: Body, n: number): InventoryCommand {
   } as InventoryCommand;
 }
 
-describe('set-based projection equals the deciders (issue 13)', () => {
+describe('set-based projection equals the deciders', () => {
   it('agent_runtime.log_id derives the ids of ids.ts logId (D3)', async () => {
     const ids = [
       ['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 0],

@@ -92,7 +92,7 @@ function distinctBySeq(pred: (m: SeenMessage) => boolean): SeenMessage[] {
 /**
  * Checks one stock event against its schema, the spec's fields and the CloudEvents binding; and, as
  * a consumer would, reads it with the CloudEvents SDK and validates its data against the schema its
- * `dataschema` names, fetched from the gateway (issue 15).
+ * `dataschema` names, fetched from the gateway.
  */
 async function expectWellFormed(m: SeenMessage, kind: 'stock_zero' | 'stock_restored', shop: string): Promise<void> {
   const event = await expectServedCloudEvent(p.url(), m);

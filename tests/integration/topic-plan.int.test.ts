@@ -4,9 +4,10 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createKafka, ensureTopics, fitReplication, runTopicsCommand, topicPlanFromEnv } from '@ingest/kafka';
 import { waitFor } from '../support/pipeline.ts';
 
-// Issue 14 item 3: the topic plan as code. `npm run topics -- --check` against a test-specific topic
-// set on the shared broker: drift when missing, none after ensure, the drift of a config changed by
-// hand, `--apply` fixes it and says what it cannot (fewer partitions).
+// The topic plan as code (docs/operations.md "Topic plan as code"). `npm run topics -- --check`
+// against a test-specific topic set on the shared broker: drift when missing, none after ensure,
+// the drift of a config changed by hand, `--apply` fixes it and says what it cannot (fewer
+// partitions).
 const id = randomUUID().slice(0, 8);
 const brokers = inject('kafkaBrokers');
 const env: NodeJS.ProcessEnv = {
@@ -34,7 +35,7 @@ afterAll(async () => {
   await admin.disconnect();
 });
 
-describe('npm run topics (issue 14)', () => {
+describe('npm run topics', () => {
   it('shows missing topics, no drift after ensure, a config altered by hand, and --apply fixes what Kafka allows', async () => {
     const missing = await topics('--check');
     expect(missing.code).toBe(1);
@@ -82,7 +83,7 @@ describe('npm run topics (issue 14)', () => {
   });
 });
 
-describe('default replication on a small cluster (issue 14)', () => {
+describe('default replication on a small cluster', () => {
   it('is fitted to the cluster with a note; an explicit KAFKA_REPLICATION_FACTOR is kept', async () => {
     const fitted = await fitReplication(kafka, { replicationFactor: 3, minInsyncReplicas: 2, explicit: false });
     expect(fitted.replication).toEqual({ replicationFactor: 1, minInsyncReplicas: 1, explicit: false });

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpanKind, createLogger, startTracingInMemory } from '@ingest/runtime';
 import { INGEST_SECRET, get, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
-// Issue 15, items 4 and 5, through the real broker and database: the trace and the request id of
-// an HTTP request continue in the projector's apply, one by one and in a group transaction.
+// Tracing (docs/operations.md "Tracing and logs") through the real broker and database: the
+// trace and the request id of an HTTP request continue in the projector's apply, one by one and
+// in a group transaction.
 let p: TestPipeline;
 let tracing: Awaited<ReturnType<typeof startTracingInMemory>>;
 const lines: Array<Record<string, unknown>> = [];
@@ -31,7 +32,7 @@ const traceparent = () => {
 };
 const products = (shop: string, price: number) => ({ shop, products: [{ barcode: 'T', product_name: 'Traced', current_price: price }] });
 
-describe('a request traced into the projector (issue 15)', () => {
+describe('a request traced into the projector', () => {
   it('one command: request -> send -> apply in one trace, and the projector line carries the request id', async () => {
     const shop = `trace-${randomUUID().slice(0, 6)}.example`;
     const t = traceparent();

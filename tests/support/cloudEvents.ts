@@ -9,7 +9,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 export const TEST_PUBLIC_BASE_URL = 'http://ingest.test.invalid';
 
 /**
- * Issue 15: reads a consumed message with the CloudEvents SDK (Kafka binding, binary mode), checks
+ * Reads a consumed message with the CloudEvents SDK (Kafka binding, binary mode), checks
  * the event by the CloudEvents spec, then fetches the schema its `dataschema` names from the gateway
  * (`GET /schemas/...`) and validates the data against that served schema. Returns the event.
  */

@@ -10,7 +10,7 @@ type Doc = { paths: Record<string, Record<string, { responses: Record<string, { 
 const token = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
- * Issue 15: checks answers against the gateway's own `GET /openapi.json`. The returned function
+ * Checks answers against the gateway's own `GET /openapi.json`. The returned function
  * says why an answer is not what the document says (undocumented status, other media type, a body
  * its schema refuses), or null when it is.
  */

@@ -35,7 +35,7 @@ const STOCK_ZERO_TYPE = 'com.retail-ingestion.inventory.stock_zero.v1';
 const STOCK_RESTORED_TYPE = 'com.retail-ingestion.inventory.stock_restored.v1';
 
 /**
- * Issue 15: the AsyncAPI 3.0 document of every topic the service produces or consumes, generated
+ * The AsyncAPI 3.0 document of every topic the service produces or consumes, generated
  * from schemas/commands/envelope.json and schemas/events/* (payloads) and from the topic plan
  * (partitions, retention). Events follow the CloudEvents 1.0 Kafka binding in binary mode (D18).
  */

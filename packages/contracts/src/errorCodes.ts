@@ -1,5 +1,5 @@
 /**
- * The error catalog's codes (issue 17 item 6): every error answer of the API names one in the
+ * The error catalog's codes (docs/api.md#error-codes): every error answer of the API names one in the
  * `X-Error-Code` header, so a client branches on a stable word rather than on a message meant for
  * people. The body keeps the spec's shape (`{ ok: false, error }`, `error_kind` for 422s, the text
  * `unauthorized` for 401): the code is beside it, not in it. A 422 from a decider carries its

@@ -2,7 +2,7 @@ import { bundleSchemas, readSchemaFiles, schemaUrl, type JsonObject, type Schema
 import { ERROR_CODE_HEADER, ERROR_CODES } from './errorCodes.ts';
 
 /**
- * Issue 15: the OpenAPI 3.1 document of the HTTP API, generated from schemas/ (bodies are the
+ * The OpenAPI 3.1 document of the HTTP API, generated from schemas/ (bodies are the
  * files under schemas/http, bundled as components; nothing is copied by hand). What is not a body
  * (paths, auth, statuses) is declared here once per kind of endpoint, so a new header or status
  * shared by every write is one addition to `writeOperation` or to `PLANNED`.
@@ -19,7 +19,7 @@ export interface OpenApiOptions {
 }
 
 /**
- * Conventions being added to every write by other changes (issue 15 brief): each is one switch,
+ * Conventions being added to every write by other changes: each is one switch,
  * turned on where it is served. Off: the document describes what the gateway answers today.
  */
 export const PLANNED = {
@@ -40,7 +40,7 @@ type Security = 'ingest' | 'cron' | 'none';
 const ref = (to: string): JsonObject => ({ $ref: to });
 const response = (name: string): JsonObject => ref(`#/components/responses/${name}`);
 
-/** Every way a write is refused before or after it reaches the log, as it applies (D8, D11, D13, issue 12). */
+/** Every way a write is refused before or after it reaches the log, as it applies (D8, D11, D13, docs/api.md "Errors"). */
 function writeErrors(opts: { unprocessable: boolean; planned: typeof PLANNED }): Record<string, JsonObject> {
   return {
     '400': response('BadRequest'),
@@ -283,7 +283,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
           content: json({ anyOf: Object.values(writes).map((w) => r(w.ok)) }, exampleOf('productsIngest')),
         },
         '202': {
-          description: 'Pending, or parked for an operator (issue 11).',
+          description: 'Pending, or parked for an operator.',
           content: json({ oneOf: [r('pending'), r('parked')] }, exampleOf('pending')),
         },
         '400': response('BadRequest'),

@@ -32,7 +32,7 @@ export function schemaUrl(publicBaseUrl: string, name: string): string {
 }
 
 /**
- * A schema file as the gateway serves it (issue 15): its `$id` is the URL it is served at, so the
+ * A schema file as the gateway serves it: its `$id` is the URL it is served at, so the
  * relative `$ref`s between files resolve to served URLs too; the rest is the file as it is.
  */
 export function publishedSchema(file: SchemaFile, publicBaseUrl: string): JsonObject {

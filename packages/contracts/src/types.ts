@@ -1,6 +1,6 @@
 // Types generated from schemas/ (type-only: safe for the pure domain package to import). The one
-// source of every command, event and request shape (issue 17 item 2): code states no copy of them,
-// it names these or derives from them.
+// source of every command, event and request shape (docs/architecture.md
+// "Contracts and fixtures"): code states no copy of them, it names these or derives from them.
 import type { LocationRef as LocationRefProperties } from './generated/commands.inventory-snapshot.ts';
 
 // HTTP request bodies (schemas/http).

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { classifyDbError } from './errors.ts';
 
-// Issue 11: a dependency's outage is a 503 at the gateway and a retry (never a park) in the projector.
+// A dependency's outage is a 503 at the gateway and a retry (never a park) in the projector
+// (docs/operations.md "Faults and outages").
 describe('classifyDbError', () => {
   it.each([
     [{ code: 'ECONNREFUSED' }, 'unavailable'],

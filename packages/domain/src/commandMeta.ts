@@ -1,6 +1,6 @@
 // The base of every command and every decider's answer. Its own module so that the per-kind command
 // types (inventory/, orders/, registry/) and the Command union in commands.ts import it without a
-// cycle (issue 17).
+// cycle (.dependency-cruiser.cjs forbids them).
 
 import type { CommandEnvelope } from '@ingest/contracts/types';
 

@@ -31,7 +31,7 @@ export const CLOUDEVENTS_SOURCE = '/retail-ingestion/projector';
 
 /**
  * The JSON Schema (a file under schemas/) of each CloudEvent type's data. The relay names it in
- * `ce_dataschema` when it publishes (issue 15), as a URL the gateway serves; it is not part of the
+ * `ce_dataschema` when it publishes, as a URL the gateway serves; it is not part of the
  * stored outbox row, so the URL can follow the deployment without changing what a replay writes.
  */
 export const EVENT_DATA_SCHEMAS: Readonly<Record<string, `events/${string}.json`>> = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { auditEvent, EVENT_DATA_SCHEMAS, withDataschema } from './events.ts';
 
-// Issue 15: the relay names the schema of each event's data in ce_dataschema, on the way out.
+// The relay names the schema of each event's data in ce_dataschema, on the way out.
 describe('withDataschema', () => {
   const log = {
     log_id: 'l',

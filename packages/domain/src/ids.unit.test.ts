@@ -30,7 +30,7 @@ describe('uuidv5', () => {
   });
 });
 
-describe('logId (D3, issue 13: time-ordered)', () => {
+describe('logId (D3, time-ordered)', () => {
   const cmd = '0190c2a4-1111-7000-8000-000000000001';
   it("is a UUIDv8 whose first 48 bits are the command id's time, then n, then bits of the UUIDv5 of (command_id, n)", () => {
     const id = logId(cmd, 7);

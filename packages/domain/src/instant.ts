@@ -24,9 +24,10 @@ export function parseInstant(text: string): string | null {
 }
 
 /**
- * Issue 12: the business range of the times a client sends (order and refund times, inventory_as_of):
+ * The business range of the times a client sends (order and refund times, inventory_as_of):
  * from 2000-01-01T00:00:00Z inclusive to 2100-01-01T00:00:00Z exclusive, whatever the offset written.
  * Anything outside is a client's mistake (a year typed wrong, an epoch sent as zero), not a sale.
+ * Documented in docs/api.md "Value ranges".
  */
 export const BUSINESS_TIME = { from: '2000-01-01T00:00:00.000Z', until: '2100-01-01T00:00:00.000Z' } as const;
 const FROM_MS = Date.parse(BUSINESS_TIME.from);

@@ -1,7 +1,7 @@
 import { SpanKind, contextFromHeaders, inSpan, withLogContext, type Context, type Link, type Span } from '@ingest/runtime';
 import type { IncomingMessage } from './consumer.ts';
 
-/** What a command's record headers say about the request it came from (issue 15). */
+/** What a command's record headers say about the request it came from. */
 export interface IncomingCommandContext {
   requestId: string | undefined;
   /** The producer's span (remote parent); undefined when tracing is off or the record has none. */

@@ -15,7 +15,7 @@ export interface CommandLog {
 
 /**
  * The record headers of a command: its id and kind, and what lets the projector's work be found
- * from the request's: the request id and the W3C trace context (issue 15). Headers are not part of
+ * from the request's: the request id and the W3C trace context. Headers are not part of
  * the command: the value stays exactly the envelope's JSON, so a replay decodes the same bytes.
  */
 export function commandHeaders(command: CommandEnvelopeLike): Record<string, string> {

@@ -1,10 +1,11 @@
 import { Partitioners, type Kafka, type PartitionMetadata } from 'kafkajs';
 
 /**
- * Where commands sit in the command log, for `GET /api/commands/{id}` (issue 16 item 4): no
- * request path writes anything for it. The partition of a key is computed with kafkajs's own
- * default partitioner (the producer's, see producer.ts: murmur2 of the key modulo the partition
- * count); the log end offsets are read once per `cacheMs` whatever the number of callers.
+ * Where commands sit in the command log, for `GET /api/commands/{id}` (docs/api.md
+ * "Position of a pending command"): no request path writes anything for it. The partition of a
+ * key is computed with kafkajs's own default partitioner (the producer's, see producer.ts:
+ * murmur2 of the key modulo the partition count); the log end offsets are read once per
+ * `cacheMs` whatever the number of callers.
  */
 export interface LogPositions {
   readonly topic: string;

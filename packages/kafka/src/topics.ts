@@ -25,9 +25,10 @@ export interface TopicPlan {
 }
 
 /**
- * The topics as code (issue 14). The commands topic is the source of truth for replays: unlimited
- * retention, never compacted. With a replication, every topic gets that replication factor and
- * min.insync.replicas (the producer writes with acks=all, so a write needs that many copies).
+ * The topics as code (docs/operations.md "Topic plan as code"). The commands topic is the
+ * source of truth for replays: unlimited retention, never compacted. With a replication, every
+ * topic gets that replication factor and min.insync.replicas (the producer writes with
+ * acks=all, so a write needs that many copies).
  */
 export function topicPlan(names: TopicNames, partitions: number, replication?: TopicReplication): TopicPlan[] {
   const common: Record<string, string> = { 'max.message.bytes': String(MAX_MESSAGE_BYTES) };
@@ -90,7 +91,7 @@ async function createTopics(admin: Admin, topics: TopicPlan[]): Promise<void> {
   try {
     // Not kafkajs' waitForLeaders: on a cluster it asks one broker for the new topics' metadata at once,
     // and a broker that has not caught up answers UNKNOWN_TOPIC_OR_PARTITION, which kafkajs does not retry
-    // (found on the three-node dev cluster, issue 14). We wait for the leaders ourselves.
+    // (found on the three-node dev cluster). We wait for the leaders ourselves.
     await admin.createTopics({
       waitForLeaders: false,
       topics: topics.map((t) => ({

@@ -16,7 +16,7 @@ function asPlanned(t: TopicPlan): LiveTopic {
 }
 const liveOf = (topics: LiveTopic[]) => new Map(topics.map((t) => [t.topic, t]));
 
-describe('topic plan (issue 14)', () => {
+describe('topic plan', () => {
   it('keeps every command (retention.ms=-1) and gives every topic the replication and min ISR of the settings', () => {
     const plan = topicPlan(names, 6, production);
     expect(plan.map((t) => [t.topic, t.numPartitions, t.replicationFactor, t.configs['min.insync.replicas']])).toEqual([
@@ -37,7 +37,7 @@ describe('topic plan (issue 14)', () => {
   });
 });
 
-describe('drift between the plan and the live topics (issue 14)', () => {
+describe('drift between the plan and the live topics', () => {
   const plan = topicPlan(names, 6, production);
 
   it('finds none when the topics are as planned, inherited values included', () => {

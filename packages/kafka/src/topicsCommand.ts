@@ -1,4 +1,5 @@
-// `npm run topics -- --check | --apply`: the live topics against the plan (issue 14).
+// `npm run topics -- --check | --apply`: the live topics against the plan
+// (docs/operations.md "Topic plan as code").
 import { readCommonConfig, readTopicReplication, type TopicReplication } from '@ingest/runtime';
 import { createKafka } from './client.ts';
 import { applyTopicPlan, canApply, checkTopics, describeDrift, fitReplication, topicPlan, type TopicPlan } from './topics.ts';

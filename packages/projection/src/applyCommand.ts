@@ -9,7 +9,7 @@ export type ApplyOutcome = 'applied' | 'duplicate' | 'parked';
 export interface ApplyOptions {
   /** Outbox rows (D5) and the stored reply (D6): live only; a replay's were published and answered live (D26). */
   sideEffects: { topics: TopicNames } | null;
-  /** The live consumer moves its partition's position in the same transaction (issue 11). */
+  /** The live consumer moves its partition's position in the same transaction (docs/operations.md#retention). */
   checkpoint?: boolean;
   /** Live: a command of a shop with a parked command is parked behind it (D2), with its message. */
   parkBehind?: { message: Buffer } | null;

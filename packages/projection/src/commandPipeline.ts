@@ -1,4 +1,4 @@
-// One consumer pipeline for the live projector and for replay (issue 17 item 3): consume a
+// One consumer pipeline for the live projector and for replay: consume a
 // partition's batch, pass over what is already applied, decode each command (once, when it is
 // reached), hand runs of commands to the policy's apply (one transaction per run), resolve a run's
 // offsets only once it committed, heartbeat, and stop between runs when asked. What differs is

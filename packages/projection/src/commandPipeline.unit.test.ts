@@ -35,7 +35,7 @@ const decodeCounting = () => {
   return { decode, seen };
 };
 
-describe('the consumer pipeline (issue 17 item 3: one path for live and replay)', () => {
+describe('the consumer pipeline (one path for live and replay)', () => {
   it('passes the applied prefix without applying it, applies runs in order, resolves each run only after it, heartbeats between runs', async () => {
     const messages = [10, 11, 12, 13, 14, 15].map(msg);
     const { ctx, resolved, heartbeats } = fakeCtx(messages);

@@ -6,9 +6,9 @@ import { projectCommand } from './projectCommand.ts';
 import { lockShop, openParkedCommand } from './runtimeStore.ts';
 
 /**
- * What a command would do if it were applied now (issue 16, D22). `projected`: the reply and the
+ * What a command would do if it were applied now (D22). `projected`: the reply and the
  * outbox events of the real projection. `parked`: the live projector would park it, behind the
- * shop's open parked command or for its own failure (issue 11). `as_of` is the instant the state
+ * shop's open parked command or for its own failure. `as_of` is the instant the state
  * was read: after the shop lock, so no write of that shop lands between it and the answer.
  */
 export type DryRunOutcome =

@@ -63,7 +63,7 @@ const shopLockKey = (param: string): string => `hashtextextended(current_schema(
 /**
  * The start of a live command's transaction in one statement (it was three round trips, each a
  * wait for a core on a busy machine: B7): claims the command (claimCommand, D4), moves its
- * partition's position past it when `checkpoint` (advanceCheckpoint, issue 11) and, only when both
+ * partition's position past it when `checkpoint` (advanceCheckpoint) and, only when both
  * say the command is new, locks its shop (lockShop). True: apply it; false: a duplicate. The lock
  * is taken after the claim, as before (the claims table is locked first, see applyCommand); what
  * must see the state after the lock (the parked check, the loads) runs in later statements.
@@ -147,9 +147,10 @@ export const LIVE_PROJECTOR = 'live';
 
 /**
  * Moves the partition's applied position past this command, in the command's transaction
- * (checkpoint-in-transaction, issue 11): exactly-once rests on it, not on keeping every marker.
- * False when the position is already past it: the command was applied (or parked) before, and
- * this is a redelivery, a rebalance, or a consumer group reset to the earliest offset.
+ * (checkpoint-in-transaction, docs/operations.md#retention): exactly-once rests on it, not on
+ * keeping every marker. False when the position is already past it: the command was applied (or
+ * parked) before, and this is a redelivery, a rebalance, or a consumer group reset to the
+ * earliest offset.
  */
 export async function advanceCheckpoint(tx: PoolClient, at: CommandPosition, commandId: string | null): Promise<boolean> {
   const r = await tx.query(advanceSql({ projector: '$1', topic: '$2', partition: '$3', offset: '$4', commandId: '$5' }), [
@@ -205,7 +206,7 @@ export interface ParkedCommand {
   behind: string | null;
 }
 
-/** Parks a command (issue 11) and wakes its waiting caller, who is told it is parked. */
+/** Parks a command (docs/operations.md#parked-commands) and wakes its waiting caller, who is told it is parked. */
 export async function parkCommand(tx: PoolClient, p: ParkedCommand): Promise<void> {
   await tx.query(
     `WITH ins AS (

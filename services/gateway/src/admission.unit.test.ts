@@ -3,9 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from './config.ts';
 import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
-// Issue 12, "admission that cannot be abused" (D13), at the buildApp tier: the in-flight budget
-// counts the bytes actually received, one connection holds at most a quarter of it, and a body that
-// arrives too slowly is cut with 408 after BODY_TIMEOUT; other clients keep their latency.
+// Admission that cannot be abused (D13, docs/api.md#admission), at the buildApp tier: the in-flight
+// budget counts the bytes actually received, one connection holds at most a quarter of it, and a
+// body that arrives too slowly is cut with 408 after BODY_TIMEOUT; other clients keep their
+// latency.
 const gateways: TestGateway[] = [];
 const sockets: Array<{ destroy(): void }> = [];
 afterEach(async () => {
@@ -75,7 +76,7 @@ async function legit(gw: TestGateway, body = small): Promise<{ status: number; m
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-describe('issue 12: the in-flight budget counts bytes actually received, at most a quarter per connection', () => {
+describe('the in-flight budget counts bytes actually received, at most a quarter per connection', () => {
   const config = { bodyLimitBytes: 10_000, maxInflightBytes: 1_000 };
 
   it('chunked bodies (no Content-Length) count as they arrive: four connections holding 960 bytes make a 150-byte request 429', async () => {
@@ -120,7 +121,7 @@ describe('issue 12: the in-flight budget counts bytes actually received, at most
   });
 });
 
-describe('issue 12: a body that arrives too slowly is cut with 408 after BODY_TIMEOUT', () => {
+describe('a body that arrives too slowly is cut with 408 after BODY_TIMEOUT', () => {
   it('a trickling client gets 408 `request body timeout` after the deadline, and its connection is closed; nothing is appended', async () => {
     const gw = await start({ bodyTimeoutMs: 500 });
     const h = hostile(gw.port, ['Content-Length: 200'], '{"shop":', 50);
@@ -145,7 +146,7 @@ describe('issue 12: a body that arrives too slowly is cut with 408 after BODY_TI
   });
 });
 
-describe('issue 12 (5): others keep their latency while hostile connections declare 10 GiB, 32 MiB or nothing and trickle bytes', () => {
+describe('others keep their latency while hostile connections declare 10 GiB, 32 MiB or nothing and trickle bytes', () => {
   it('every other request is answered (202) about as fast as before, and the hostile ones are cut', async () => {
     // The defaults (512 MiB budget, 32 MiB bodies), with a short BODY_TIMEOUT to keep the test short.
     const gw = await start({ bodyTimeoutMs: 1_500 });

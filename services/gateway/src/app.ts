@@ -28,7 +28,7 @@ export interface GatewayDeps {
   schemas: SchemaRegistry;
   commandLog: CommandLog;
   replies: ReplyWaiter;
-  /** Dry runs (issue 16): the command projected and rolled back instead of appended. */
+  /** Dry runs (D22): the command projected and rolled back instead of appended. */
   dryRunner: DryRunner;
   pool: Pool;
   log: Logger;
@@ -39,13 +39,13 @@ export interface GatewayDeps {
   readiness?: { timeoutMs?: number; cacheMs?: number };
   /** The projector's backlog (D13); without it only in-flight bytes bound the intake. */
   backlog?: { lag(): number | null };
-  /** Where commands sit in the log (issue 16 item 4): pending answers of GET /api/commands/{id} say how far they are. */
+  /** Where commands sit in the log: pending answers of GET /api/commands/{id} say how far they are. */
   positions?: LogPositions;
   now?: () => Date;
   newId?: () => string;
   /** False when METRICS_PORT gives `/metrics` a listener of its own: the API port then does not serve it. */
   metricsOnApiPort?: boolean;
-  /** What the API contracts (issue 15) name: the public base URL and the topics; defaults: the default settings. */
+  /** What the API contracts (docs/api.md "API contracts") name: the public base URL and the topics; defaults: the default settings. */
   docs?: DocsDeps;
 }
 
@@ -72,8 +72,9 @@ export function buildApp(deps: GatewayDeps): Express {
     deps.backlog ? { lag: () => deps.backlog?.lag() ?? null, max: config.maxConsumerLag } : null,
   );
   // A body over one connection's share of the budget could never be admitted: it is too large.
-  // Then each shop's own budgets (issue 16 item 3), once the body names the shop: a shop over them
-  // gets 429 while the others go on; the global budget above stays the last line for everyone.
+  // Then each shop's own budgets (docs/api.md#fair-admission-per-shop), once the body names the
+  // shop: a shop over them gets 429 while the others go on; the global budget above stays the
+  // last line for everyone.
   const perShop = shopAdmission({
     maxInflightBytes: config.shopMaxInflightBytes,
     maxInflightRequests: config.shopMaxInflightRequests,
@@ -92,7 +93,7 @@ export function buildApp(deps: GatewayDeps): Express {
       metrics,
     }),
   );
-  // Then the request id and the trace span cover everything after it (issue 15).
+  // Then the request id and the trace span cover everything after it.
   app.use(requestContext());
   app.use((_req, res, next) => {
     res.set(SAFE_HEADERS);
@@ -109,7 +110,7 @@ export function buildApp(deps: GatewayDeps): Express {
     }),
   );
   app.use(removedRoutes());
-  // Issue 15: the API contracts, before any route that asks for credentials.
+  // The API contracts (docs/api.md "API contracts"), before any route that asks for credentials.
   app.use(docsRoutes({ ...(deps.docs ?? defaultDocs()), metricsOnApiPort: deps.metricsOnApiPort !== false }));
 
   const submit = {

@@ -23,7 +23,7 @@ function matchedDigest(provided: string | undefined, digests: readonly Buffer[])
 }
 
 /**
- * Who sent a request, for scoping its Idempotency-Key (issue 16): the kind of secret and a hash of
+ * Who sent a request, for scoping its Idempotency-Key: the kind of secret and a hash of
  * the one that authenticated it, never the secret itself.
  */
 const credentialOf = (kind: 'ingest' | 'cron', digest: Buffer): string => `${kind}:${digest.toString('hex')}`;

@@ -5,13 +5,13 @@ import { inexactNumbers, mayHoldInexactNumbers, type InexactNumber } from './exa
 interface RawBody {
   rawBodyLength?: number;
   hasEscapes?: boolean;
-  /** Kept only when a number in it may have lost precision (issue 12). */
+  /** Kept only when a number in it may have lost precision. */
   risky?: { buf: Buffer; encoding: string };
 }
 
 const inexact = new WeakMap<Request, InexactNumber[]>();
 
-/** The body's numbers that JSON parsing did not keep exactly (issue 12); each route refuses them in its own style. */
+/** The body's numbers that JSON parsing did not keep exactly; each route refuses them in its own style. */
 export function inexactNumbersOf(req: Request): InexactNumber[] {
   return inexact.get(req) ?? [];
 }
@@ -34,7 +34,7 @@ export type RefuseBeforeParsing = (res: Response, raw: Buffer) => ApiError | nul
 /**
  * JSON body parsing after auth (a request without credentials is refused before its body is
  * read). Any content type is parsed as JSON; the root must be an object (D11). `refuseEarly`
- * (fair admission per shop, issue 16) may refuse a UTF-8 body on its raw bytes, before the
+ * (docs/api.md#fair-admission-per-shop) may refuse a UTF-8 body on its raw bytes, before the
  * exact-numbers scan, the decoding and JSON.parse.
  */
 export function parseJsonObject(limitBytes: number, refuseEarly?: RefuseBeforeParsing): RequestHandler[] {
@@ -57,8 +57,9 @@ export function parseJsonObject(limitBytes: number, refuseEarly?: RefuseBeforePa
   });
   return [
     // A refusal on the raw bytes is answered here: passed on with next(err), it walked every later
-    // layer of every router to reach the error handler, a good part of its cost (issue 16). As there,
-    // nothing is sent twice (a body cut while it arrived has its answer).
+    // layer of every router to reach the error handler, a good part of its cost
+    // (bench/refusal-cost.ts). As there, nothing is sent twice (a body cut while it arrived has
+    // its answer).
     (req, res, next) =>
       json(req, res, (err?: unknown) => {
         if (!(err instanceof RefusedBeforeParsing)) return next(err);

@@ -11,7 +11,7 @@ const STATUS_BY_CODE: Record<string, number> = {
 };
 
 /**
- * The server's 'clientError' handler (issue 12): a request Node's parser refuses (bad headers, bad
+ * The server's 'clientError' handler: a request Node's parser refuses (bad headers, bad
  * chunking, both Content-Length and Transfer-Encoding, a header block too large, a request over
  * the request timeout) is answered in the spec's shape, `{"ok":false,"error":"bad request"}` with
  * the safe headers, instead of Node's bare text; then the connection is closed. As in Node, nothing

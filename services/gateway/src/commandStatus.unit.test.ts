@@ -3,7 +3,7 @@ import type { Pool } from '@ingest/db';
 import { partitionForKey, type LogPositions } from '@ingest/kafka';
 import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
-// Issue 16 item 4: GET /api/commands/{id} of a pending command says how far it is from being
+// GET /api/commands/{id} of a pending command says how far it is from being
 // applied, from its receive time, the projector's checkpoint and the log's offsets; it writes nothing.
 const ID = '019abcde-0000-7000-8000-000000000001';
 const RECEIVED = new Date('2026-11-23T10:00:00.000Z');
@@ -46,7 +46,7 @@ function positions(over: Partial<LogPositions> = {}): LogPositions & { asked: nu
 
 const status = (gw: TestGateway) => fetch(`${gw.url}/api/commands/${ID}`, { headers: { 'x-ingest-secret': TEST_INGEST_SECRET } });
 
-describe('status with position (issue 16 item 4)', () => {
+describe('status with position', () => {
   it('a pending command answers 202 with its partition, the commands ahead of it, the backlog and its wait; nothing is written', async () => {
     const queries: string[] = [];
     const pos = positions();

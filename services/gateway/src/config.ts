@@ -9,24 +9,24 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   /** Body bytes received by requests in flight before answering 429 (D13); one connection holds at most a quarter. */
   maxInflightBytes: number;
-  /** How long a request body may take to arrive before it is cut with 408 (BODY_TIMEOUT, issue 12). */
+  /** How long a request body may take to arrive before it is cut with 408 (BODY_TIMEOUT). */
   bodyTimeoutMs: number;
   /** Commands waiting for the projector before answering 429 (D13). */
   maxConsumerLag: number;
   /** IANA zone of the business day (D16: daily snapshot dates). */
   businessTimezone: string;
-  /** How long results are kept (RESULT_RETENTION): older ids answer 410 `expired` (issue 11). */
+  /** How long results are kept (RESULT_RETENTION): older ids answer 410 `expired` (docs/operations.md#retention). */
   resultRetentionMs: number;
   /** An accepted command whose append failed is appended again for this long (10 min). */
   resendWindowMs: number;
-  /** Per-shop budgets of this gateway instance (issue 16 item 3): 429 for that shop only. */
+  /** Per-shop budgets of this gateway instance (docs/api.md#fair-admission-per-shop): 429 for that shop only. */
   shopMaxInflightBytes: number;
   shopMaxInflightRequests: number;
   shopRateLinesPerS: number;
   shopBurstLines: number;
-  /** How long the command log's end offsets are reused by GET /api/commands/{id} (POSITION_CACHE, issue 16 item 4). */
+  /** How long the command log's end offsets are reused by GET /api/commands/{id} (POSITION_CACHE). */
   positionCacheMs: number;
-  /** How long an Idempotency-Key header's answer is kept (IDEMPOTENCY_KEY_TTL, issue 16). */
+  /** How long an Idempotency-Key header's answer is kept (IDEMPOTENCY_KEY_TTL). */
   idempotencyKeyTtlMs: number;
 }
 
@@ -39,7 +39,7 @@ export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cron
   businessTimezone: 'Asia/Tokyo',
   resultRetentionMs: 7 * 86_400_000,
   resendWindowMs: 10 * 60_000,
-  // Issue 16 item 3 (README "Fair admission per shop"). The defaults never refuse what one shop alone
+  // docs/api.md#fair-admission-per-shop: the defaults never refuse what one shop alone
   // could send before (no behaviour change without contention): a shop may hold half of the global
   // in-flight bytes and 256 requests, so one shop can never take the whole budget from the others;
   // the lines/s budget is off (0) unless an operator sets a quota per shop (bench B7 runs with one).

@@ -5,7 +5,7 @@ import { sendError, type ApiError } from './errors.ts';
 const LINGER_MS = 2_000;
 
 /**
- * Answers a request whose body is still arriving and stops reading it (issue 12: over the in-flight
+ * Answers a request whose body is still arriving and stops reading it (over the in-flight
  * budget, or too slow): the answer says `Connection: close`, Node closes the connection once it is
  * out, and a peer that keeps sending is dropped soon after. The route never runs (see body.ts).
  */

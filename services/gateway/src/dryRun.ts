@@ -6,7 +6,7 @@ import { MAX_MESSAGE_BYTES } from '@ingest/kafka';
 import { ApiError, badRequest, DEPENDENCY_RETRY_AFTER_S, unavailable } from './errors.ts';
 
 /**
- * What a command would do if it were applied now (issue 16 item 2, D22): `projected` with the
+ * What a command would do if it were applied now (D22): `projected` with the
  * projection's reply and outbox events, or `parked` when the live projector would park it. `as_of`
  * is when the state it was computed against was read.
  */
@@ -59,7 +59,7 @@ export async function answerDryRun(dryRunner: DryRunner, res: Response, command:
     throw err;
   }
   if (out.outcome === 'parked') {
-    // What the real request's caller would be told: accepted, but parked (issue 11).
+    // What the real request's caller would be told: accepted, but parked.
     res
       .status(202)
       .json({ ok: true, status: 'parked', dry_run: true, as_of: out.as_of, error: out.error, waiting_behind: out.waiting_behind });

@@ -3,7 +3,7 @@ import type { Pool } from '@ingest/db';
 import type { DryRunner } from './dryRun.ts';
 import { TEST_AS_OF, TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from '../testing/testGateway.ts';
 
-// Issue 16 item 2 at the HTTP edge (D22): `?dry_run=true` on every write endpoint (and the order
+// Dry runs at the HTTP edge (D22): `?dry_run=true` on every write endpoint (and the order
 // lines' body flag) sends the command the real request would append to the dry runner instead; its
 // answer is the projection's reply plus `dry_run: true` and `as_of`. Nothing is recorded or appended.
 
@@ -54,7 +54,7 @@ afterEach(() => gw.close());
 const send = (path: string, body: unknown, headers: Record<string, string> = ING) =>
   fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
-describe('dry run (issue 16, D22)', () => {
+describe('dry run (D22)', () => {
   it.each(ENDPOINTS)(
     '$path?dry_run=true: the command of the real request goes to the dry runner, nothing is recorded or appended',
     async (e) => {

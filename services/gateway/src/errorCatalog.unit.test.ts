@@ -15,7 +15,7 @@ import {
 
 // The gateway's error catalog at the HTTP edge, on buildApp with in-memory ports (STYLE.md): spec
 // Authentication / Errors / Removed interfaces, D8 (products auth), D9 (secret lists), D11 (status
-// mapping), D12 (removed), issue 12 (hostile input). None of these rules needs Kafka
+// mapping), D12 (removed), hostile input. None of these rules needs Kafka
 // or PostgreSQL to be shown: a refused request appends nothing, so nothing can be applied. The
 // same answers through the real pipeline, one or two per path, stay in
 // tests/integration/gateway-errors.int.test.ts.
@@ -478,7 +478,7 @@ describe('GET /api/commands/{id}', () => {
   });
 });
 
-describe('issue 12: hostile requests -> their 4xx in the spec shape, never a 500', () => {
+describe('hostile requests -> their 4xx in the spec shape, never a 500', () => {
   it('a malformed percent-encoding in a path -> 400 `malformed URL`', async () => {
     expectJsonError('GET %ZZ', await get(`${gw.url}/api/commands/%ZZ`, ing()), 400, { ok: false, error: 'malformed URL' });
   });

@@ -3,8 +3,8 @@ import type { Pool } from '@ingest/db';
 import { ERROR_CODE_HEADER, ERROR_CODES, replyErrorCode, type ErrorCode } from './errorCodes.ts';
 import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
-// Issue 17 item 6: every error answer names a stable code of the catalog in X-Error-Code, with the
-// catalog's status, while the body keeps the spec's shape.
+// Error codes (docs/api.md#error-codes): every error answer names a stable code of the catalog
+// in X-Error-Code, with the catalog's status, while the body keeps the spec's shape.
 let gw: TestGateway;
 let closed: TestGateway;
 let full: TestGateway;

@@ -16,7 +16,7 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
   constructor(status: number, code: ErrorCode, body: Record<string, unknown> | string, headers: Record<string, string> = {}) {
     // An answer, not a fault: no stack trace is captured (7% of the gateway's CPU per 429 when a
-    // shop's burst is refused at thousands of requests a second, issue 16).
+    // shop's burst is refused at thousands of requests a second).
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(typeof body === 'string' ? body : typeof body['error'] === 'string' ? body['error'] : String(status));
@@ -44,7 +44,7 @@ export const unavailable = (error: string, retryAfterSeconds: number): ApiError 
   new ApiError(503, 'dependency_unavailable', { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
 
 /**
- * Issue 12: on every answer of the API (JSON, the text 401, Node's parser errors): no content
+ * On every answer of the API (JSON, the text 401, Node's parser errors): no content
  * sniffing of what echoes client input, and no cache keeps an answer about a client's data.
  */
 export const SAFE_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;
@@ -74,7 +74,7 @@ function fromBodyParser(err: { type?: string; status?: number; message?: string 
 }
 
 /**
- * Issue 12: every other error of the HTTP stack that carries a 4xx status (the router's URI
+ * Every other error of the HTTP stack that carries a 4xx status (the router's URI
  * decoding, decompression, raw-body's size checks) is that 4xx in the spec's shape, never a 500.
  * Its message can quote the request, so a fixed text is sent instead.
  */

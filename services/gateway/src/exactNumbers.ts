@@ -1,5 +1,5 @@
 /**
- * Issue 12: JSON numbers are read as 64-bit floats, so a price of 9007199254740993 silently becomes
+ * JSON numbers are read as 64-bit floats, so a price of 9007199254740993 silently becomes
  * 9007199254740992 and 1e400 becomes Infinity. A number is accepted only if the value parsed is
  * exactly the decimal the client wrote (compared as decimals: `1.50` and `15e-1` are 1.5); anything
  * else is refused, never rounded. Up to 15 significant digits always pass.

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatPath, inexactNumbers, mayHoldInexactNumbers, sameDecimal } from './exactNumbers.ts';
 
-// Issue 12: a JSON number is accepted only if parsing keeps exactly the decimal that was written.
+// A JSON number is accepted only if parsing keeps exactly the decimal that was written.
 describe('sameDecimal', () => {
   it.each([
     ['0.1', 0.1],

@@ -6,9 +6,9 @@ import { silentLogger } from '@ingest/runtime';
 import { errorHandler } from './errors.ts';
 import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
-// Issue 12 at the HTTP edge, built with buildApp and in-memory ports: no 5xx for anything a client
-// can send, nothing accepted that PostgreSQL would refuse, no lockout of other clients through
-// the in-flight budget (D13), and bounded metric labels.
+// Hostile input at the HTTP edge, built with buildApp and in-memory ports: no 5xx for anything
+// a client can send, nothing accepted that PostgreSQL would refuse, no lockout of other clients
+// through the in-flight budget (D13), and bounded metric labels.
 const gateways: TestGateway[] = [];
 afterEach(async () => {
   await Promise.all(gateways.splice(0).map((g) => g.close()));
@@ -60,7 +60,7 @@ function rawRequest(port: number, head: string[], body = ''): { answer: Promise<
   return { answer, closed, destroy: () => s.destroy() };
 }
 
-describe('issue 12 (1): a daily-snapshot date PostgreSQL cannot store, or absurdly old, is refused at the edge', () => {
+describe('a daily-snapshot date PostgreSQL cannot store, or absurdly old, is refused at the edge', () => {
   it.each(['0000-01-01', '0001-01-01', '1999-12-31'])('snapshot_date %s -> 422 invalid_payload, nothing appended', async (date) => {
     const gw = await start();
     const r = await call(`${gw.url}/api/admin/daily-snapshot`, {
@@ -85,7 +85,7 @@ describe('issue 12 (1): a daily-snapshot date PostgreSQL cannot store, or absurd
   });
 });
 
-describe('issue 12 (2): a body that is not valid compressed data -> 400, not 500', () => {
+describe('a body that is not valid compressed data -> 400, not 500', () => {
   it.each(['gzip', 'deflate', 'br'])('Content-Encoding: %s with garbage -> 400 `invalid compressed body`', async (encoding) => {
     const gw = await start();
     const r = await call(`${gw.url}/api/ingest/products`, {
@@ -118,7 +118,7 @@ describe('issue 12 (2): a body that is not valid compressed data -> 400, not 500
   });
 });
 
-describe('issue 12 (3): malformed percent-encoding in a path -> 400 `malformed URL`, not 500', () => {
+describe('malformed percent-encoding in a path -> 400 `malformed URL`, not 500', () => {
   it('GET /api/commands/%ZZ, with or without credentials', async () => {
     const gw = await start();
     for (const headers of [auth, {}]) {
@@ -130,7 +130,7 @@ describe('issue 12 (3): malformed percent-encoding in a path -> 400 `malformed U
   });
 });
 
-describe('issue 12: any other 4xx of the HTTP stack keeps its status, in the spec shape', () => {
+describe('any other 4xx of the HTTP stack keeps its status, in the spec shape', () => {
   it('an error with status 4xx and no mapping of its own -> that status, a fixed text (the message is not echoed)', async () => {
     const app = express();
     app.get('/size', () => {
@@ -158,7 +158,7 @@ describe('issue 12: any other 4xx of the HTTP stack keeps its status, in the spe
   });
 });
 
-describe('issue 12 (5): a declared size over the limit is refused at once; authentication comes before admission', () => {
+describe('a declared size over the limit is refused at once; authentication comes before admission', () => {
   const config = { bodyLimitBytes: 10_000, maxInflightBytes: 1_000 };
   const head = (port: number, length: number | string, headers: string[] = [`x-ingest-secret: ${TEST_INGEST_SECRET}`]) => [
     'POST /api/ingest/products HTTP/1.1',
@@ -221,7 +221,7 @@ describe('issue 12 (5): a declared size over the limit is refused at once; authe
   });
 });
 
-describe('issue 12 (6): the metrics label `route` is the matched route pattern or `unmatched`', () => {
+describe('the metrics label `route` is the matched route pattern or `unmatched`', () => {
   it('hostile URLs add no series: automatic OPTIONS answers, malformed URLs and 404s share `unmatched`', async () => {
     const gw = await start();
     await call(`${gw.url}/api/hostile-options-a1b2`, { method: 'OPTIONS' });

@@ -9,9 +9,9 @@ import { buildApp } from './app.ts';
 import { answerClientError } from './clientError.ts';
 import { DEFAULT_GATEWAY_CONFIG } from './config.ts';
 
-// Issue 12 at the buildApp tier, on a server wired like runGateway.ts (its 'clientError' handler):
-// every class of error the HTTP stack can raise, fired at every route, is its 4xx in the spec's
-// shape and never a 5xx (4, 5, 6 of what was left), and every answer carries the safe headers.
+// Hostile HTTP at the buildApp tier, on a server wired like runGateway.ts (its 'clientError'
+// handler): every class of error the HTTP stack can raise, fired at every route, is its 4xx in
+// the spec's shape and never a 5xx, and every answer carries the safe headers.
 const LIMIT = 4096;
 let server: Server;
 let port: number;
@@ -216,7 +216,7 @@ function expectSpecShape(what: string, a: Answer, statuses: number[]): void {
   expect(JSON.parse(a.body), what).toEqual({ ok: false, error: expect.any(String) });
 }
 
-describe('issue 12: every error class of the HTTP stack, at every route, is its 4xx in the spec shape', () => {
+describe('every error class of the HTTP stack, at every route, is its 4xx in the spec shape', () => {
   for (const c of CLASSES) {
     it(`${c.name} -> ${c.expect.join(' or ') || 'nothing (the client is gone), and no 5xx'}`, async () => {
       for (const w of WRITES) {
@@ -247,7 +247,7 @@ describe('issue 12: every error class of the HTTP stack, at every route, is its 
   });
 });
 
-describe('issue 12: the safe headers are on every answer of the API', () => {
+describe('the safe headers are on every answer of the API', () => {
   it.each([
     [
       'a 202',

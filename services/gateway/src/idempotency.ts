@@ -5,7 +5,7 @@ import type { Pool } from '@ingest/db';
 import { ApiError, badRequest } from './errors.ts';
 
 /**
- * The `Idempotency-Key` header (issue 16, draft-ietf-httpapi-idempotency-key-header) on every POST.
+ * The `Idempotency-Key` header (draft-ietf-httpapi-idempotency-key-header) on every POST.
  * State lives in PostgreSQL (agent_runtime.request_keys), so every gateway instance sees it.
  */
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Pool } from '@ingest/db';
 import { TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from '../testing/testGateway.ts';
 
-// Issue 16, item 1: the Idempotency-Key header at the HTTP edge, against an in-memory
+// The Idempotency-Key header at the HTTP edge, against an in-memory
 // agent_runtime.request_keys (the real statements run in tests/integration/idempotency-key).
 interface KeyRow {
   fingerprint: string;
@@ -83,7 +83,7 @@ function send(b: unknown, headers: Record<string, string>, path = '/api/ingest/p
   });
 }
 
-describe('Idempotency-Key header (issue 16)', () => {
+describe('Idempotency-Key header', () => {
   it('a malformed key is 400 and nothing is appended or recorded: empty, over 255 characters, not printable ASCII', async () => {
     const s = keyStore();
     gw = await startTestGateway({}, { pool: s.pool });
@@ -137,7 +137,7 @@ describe('Idempotency-Key header (issue 16)', () => {
     expect(gw.appended).toHaveLength(1);
   });
 
-  it('a dry run with a key stores nothing: the key stays free for the real request (issue 16)', async () => {
+  it('a dry run with a key stores nothing: the key stays free for the real request', async () => {
     const s = keyStore();
     gw = await startTestGateway({}, { pool: s.pool });
     expect((await send(body(), { 'Idempotency-Key': 'k-dry' }, '/api/ingest/products?dry_run=true')).status).toBe(200);

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { ApiError, tooManyRequests } from './errors.ts';
 import { cutRequest } from './cut.ts';
 
-/** The part of the in-flight budget one connection may hold (issue 12): a quarter. */
+/** The part of the in-flight budget one connection may hold (docs/api.md#admission): a quarter. */
 export const PER_CONNECTION_SHARE = 4;
 
 export type InflightLimiter = RequestHandler & {
@@ -21,7 +21,7 @@ const TOO_MANY = 'too many requests in flight; retry later';
  * Overload bound (D13): bursts are absorbed until the body bytes of requests in flight, or the
  * projector's backlog of commands, pass their limits; then 429 with Retry-After.
  *
- * Issue 12, so that no client can hold the budget against everyone: it counts the bytes actually
+ * So that no client can hold the budget against everyone, it counts the bytes actually
  * received (chunked bodies included), not what a client declares, from the first byte until the
  * answer; a request whose declared body cannot fit beside what others hold is refused before it is
  * read; a body that pushes the total over the limit while it arrives is cut with 429; and one

@@ -8,17 +8,17 @@ import type { ShopAdmission } from './shopAdmission.ts';
 export interface Intake {
   admission: RequestHandler;
   bodyLimitBytes: number;
-  /** How long a body may take to arrive once its request is admitted (BODY_TIMEOUT, issue 12). */
+  /** How long a body may take to arrive once its request is admitted (BODY_TIMEOUT). */
   bodyTimeoutMs: number;
-  /** Per-shop budgets (issue 16 item 3), checked once the shop is known: on the raw body when it is certain there, else once parsed. */
+  /** Per-shop budgets, checked once the shop is known: on the raw body when it is certain there, else once parsed. */
   shopAdmission?: ShopAdmission;
 }
 
 /**
- * The front door of every write route, cheapest refusal first (issue 12): credentials and the
- * other header checks of `auth`, then the declared size, then the body deadline and the in-flight
- * budget, then the body, then the shop's own budgets (on the raw body when its shop is certain
- * there, else once it is parsed), all before the route records or appends anything. An
+ * The front door of every write route, cheapest refusal first (docs/api.md "Errors"): credentials
+ * and the other header checks of `auth`, then the declared size, then the body deadline and the
+ * in-flight budget, then the body, then the shop's own budgets (on the raw body when its shop is
+ * certain there, else once it is parsed), all before the route records or appends anything. An
  * unauthenticated or oversized request is answered without ever holding budget, so one hostile
  * connection cannot make everyone else's requests 429.
  */
@@ -34,7 +34,7 @@ export function intake(auth: RequestHandler, deps: Intake): RequestHandler[] {
 }
 
 /**
- * A body that has not arrived within `ms` is cut with 408 (issue 12): a client trickling bytes
+ * A body that has not arrived within `ms` is cut with 408: a client trickling bytes
  * holds a connection (and what it sent of the budget) for a bounded time only.
  */
 export function bodyDeadline(ms: number): RequestHandler {

@@ -4,10 +4,10 @@ import { leaksInternals, postJson, TEST_INGEST_SECRET, useTestGateway, type Http
 // The HTTP edge of the inventory endpoints 3, 4 and 5 and of the admin registry (D14), on buildApp
 // with in-memory ports (STYLE.md): request shapes, D11 statuses (top-level problems 400, line
 // problems 422 invalid_payload naming the path), the line limit, inventory_as_of (D15b future,
-// issue 12 business range), the business date of a snapshot (D16) and the payload hash of D19.
+// the business range), the business date of a snapshot (D16) and the payload hash of D19.
 // None of these needs Kafka or PostgreSQL: a refused request appends nothing, so nothing is written.
-// Moved here from tests/integration/inventory-{available,levels,snapshot,locations}.int.test.ts
-// (issue 17 item 1); what those rules do in the projector's SQL stays there.
+// Moved here from tests/integration/inventory-{available,levels,snapshot,locations}.int.test.ts;
+// what those rules do in the projector's SQL stays there.
 const gw = useTestGateway();
 
 const LOC = '0190a000-0000-7000-8000-0000000000a1';
@@ -255,7 +255,7 @@ describe('endpoint 4, inventory-snapshot: request shape (D11)', () => {
   });
 });
 
-describe('inventory_as_of at the edge (D15b, D16, issue 12)', () => {
+describe('inventory_as_of at the edge (D15b, D16, business range)', () => {
   it('more than 5 minutes in the future is 422 invalid_payload and appends nothing; within 5 minutes is accepted', async () => {
     expectRefused(
       'future',

@@ -23,7 +23,7 @@ export function locationRefOf(
 
 /**
  * The effective time of an inventory write (D3: defaulted here); far future is refused (D15b), and
- * so is a time before the business range (issue 12), with the same 422.
+ * so is a time before the business range (docs/api.md "Value ranges"), with the same 422.
  */
 export function inventoryAsOf(value: string | undefined, now: Date): string {
   if (value === undefined) return now.toISOString();

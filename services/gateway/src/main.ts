@@ -1,7 +1,7 @@
 import { createLogger, onShutdown, setting, settingsAtStart, startTracing } from '@ingest/runtime';
 import { runGateway } from './runGateway.ts';
 
-// --help prints every setting; bad settings are all reported before anything starts (issue 15).
+// --help prints every setting; bad settings are all reported before anything starts.
 const warnings = settingsAtStart({
   roles: ['gateway'],
   name: 'ingest gateway',
@@ -10,7 +10,7 @@ const warnings = settingsAtStart({
 const log = createLogger({ name: 'gateway', level: setting(process.env, 'LOG_LEVEL') });
 for (const w of warnings) log.warn(w);
 try {
-  // Off unless OTEL_TRACES_EXPORTER is set (issue 15); then spans for requests and appends.
+  // Off unless OTEL_TRACES_EXPORTER is set; then spans for requests and appends.
   const tracing = await startTracing(process.env, { serviceName: 'ingest-gateway' });
   const gateway = await runGateway(process.env, log);
   // The last spans are flushed within the gateway's step (at most 2 s), not in a step of their own.

@@ -5,9 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMetricsServer, lintExposition } from '@ingest/runtime';
 import { TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from '../testing/testGateway.ts';
 
-// Issue 15 items 3 and 7 at the buildApp tier: the request metrics keep a bounded label set whatever
-// URLs are thrown at the gateway; /metrics passes Prometheus' naming rules; /readyz follows its
-// checks both ways while /healthz never reads them.
+// Metrics and probes (docs/operations.md "Observability") at the buildApp tier: the request
+// metrics keep a bounded label set whatever URLs are thrown at the gateway; /metrics passes
+// Prometheus' naming rules; /readyz follows its checks both ways while /healthz never reads
+// them.
 let gw: TestGateway;
 afterEach(() => {
   agent.destroy();
@@ -61,7 +62,7 @@ describe('request metrics', () => {
     const statuses = new Set<number>();
     for (let i = 0; i < 1000; i++) {
       const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)] as T;
-      // Half of them OPTIONS /api/commands/<random>: the request that made 17 series each (issue 15).
+      // Half of them OPTIONS /api/commands/<random>: the request that once made 17 series each.
       const [method, path] = i % 2 === 0 ? ['OPTIONS', `/api/commands/${rnd()}`] : [pick(METHODS), pick(SHAPES)()];
       statuses.add(await raw(gw.port, method, path, pick(HEADERS)));
     }

@@ -3,8 +3,9 @@ import type { Pool } from '@ingest/db';
 import { KafkaPortError } from '@ingest/kafka';
 import { TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from '../testing/testGateway.ts';
 
-// Issue 11, findings 1 and 2 at the HTTP edge: PostgreSQL unreachable is 503 with Retry-After, and
-// a write is refused before it is appended (so no 202 can be followed by a 404).
+// Outages (docs/operations.md "Faults and outages") at the HTTP edge: PostgreSQL unreachable is
+// 503 with Retry-After, and a write is refused before it is appended (so no 202 can be followed
+// by a 404).
 const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 const downPool = { query: async () => Promise.reject(refused) } as unknown as Pool;
 let gw: TestGateway;

@@ -5,7 +5,7 @@ import { postJson, TEST_CRON_SECRET, TEST_INGEST_SECRET, useTestGateway } from '
 // item is carried in the command as `rejected` with the spec's error text, the others go on as
 // `product` (rule 6, D7). decideProductsUpsert.unit.test.ts shows how the decider answers those
 // (errors in request order, errors_count on endpoint 2). Moved here from
-// tests/integration/products.int.test.ts (issue 17 item 1).
+// tests/integration/products.int.test.ts (none of this needs a broker or database).
 const gw = useTestGateway();
 
 async function post(path: string, body: unknown, headers: Record<string, string>) {

@@ -5,7 +5,7 @@ export interface StoredReply {
   status: number;
   body: Record<string, unknown>;
   shop: string;
-  /** The command is parked (issue 11): accepted and kept, waiting for an operator. */
+  /** The command is parked (docs/operations.md#parked-commands): accepted and kept, waiting for an operator. */
   parked: boolean;
 }
 

@@ -10,7 +10,7 @@ export function chooseRequestId(header: string | string[] | undefined, newId: ()
 }
 
 /**
- * One request id for every log line about a request (issue 15): the caller's `x-request-id` when
+ * One request id for every log line about a request: the caller's `x-request-id` when
  * sane, else a new one, echoed in the response and carried to the projector in the command's record
  * headers. With tracing on, the request's SERVER span (continuing an incoming `traceparent`) is the
  * active span for everything the request does, so the command log's producer span is its child.

@@ -9,7 +9,7 @@ import { DEFAULT_GATEWAY_CONFIG } from './config.ts';
 import type { ReplyWaiter } from './replies.ts';
 import { chooseRequestId } from './requestContext.ts';
 
-// Issue 15, item 5: one request id in every line about a request, echoed to the caller and carried
+// One request id in every line about a request, echoed to the caller and carried
 // to the projector in the command's record headers. Tracing is off in this file (the default).
 const servers: Array<{ close(): void }> = [];
 afterEach(() => servers.splice(0).forEach((s) => s.close()));
@@ -52,7 +52,7 @@ const post = (url: string, requestId?: string) =>
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-describe('request id (issue 15)', () => {
+describe('request id', () => {
   it('a sane x-request-id is kept; a missing, empty, spaced, overlong or repeated one is replaced', () => {
     expect(chooseRequestId('abc-123_x.y:z')).toBe('abc-123_x.y:z');
     expect(chooseRequestId(undefined)).toMatch(UUID);

@@ -39,7 +39,7 @@ export interface ShedDeps {
 }
 
 /**
- * Fair admission per shop, cheaply (issue 16 item 3). While some shop is being refused, a request
+ * Fair admission per shop, cheaply. While some shop is being refused, a request
  * that is plainly a write (POST to a write route, a valid x-ingest-secret, a declared length of at
  * most 64 KiB, plain UTF-8 JSON, no Idempotency-Key, nothing the in-flight budget refuses at once)
  * has its body read here, first of all middleware, and its shop over budget is answered 429 at once:

@@ -4,9 +4,9 @@ import type { GatewayConfig } from './config.ts';
 import { SHED_MAX_BODY_BYTES } from './shedShop.ts';
 import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
-// Issue 16 item 3: while a shop is being refused, its plain writes are answered 429 on their raw
-// bodies before the app (shedShop.ts). The answer must be the app's own, and every body it reads
-// and does not refuse must reach the app whole.
+// Fair admission per shop: while a shop is being refused, its plain writes are answered 429 on
+// their raw bodies before the app (shedShop.ts). The answer must be the app's own, and every
+// body it reads and does not refuse must reach the app whole.
 const gateways: TestGateway[] = [];
 afterEach(async () => {
   await Promise.all(gateways.splice(0).map((g) => g.close()));
@@ -83,7 +83,7 @@ const comparable = (a: Answer) => {
   return { status: a.status, headers, body: a.body };
 };
 
-describe('shedding a shop over budget before the app (issue 16 item 3)', () => {
+describe('shedding a shop over budget before the app', () => {
   it('answers exactly what the app answers: status, body, headers (request id, Retry-After, error code, safe headers), metrics', async () => {
     const gw = await start({ shopRateLinesPerS: 1, shopBurstLines: 1 });
     expect((await send(gw, '/api/ingest/products', products('noisy.example', 5))).status).toBe(202);

@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { tooManyRequests, type ApiError } from './errors.ts';
 import { firstShop, MAX_SHOP_LENGTH } from './shopPeek.ts';
 
-/** Per-shop budgets of one gateway instance (issue 16 item 3). */
+/** Per-shop budgets of one gateway instance (docs/api.md#fair-admission-per-shop). */
 export interface ShopBudgets {
   /** Body bytes a shop's admitted requests may hold at once (a shop that holds nothing is always admitted). */
   maxInflightBytes: number;
@@ -61,7 +61,7 @@ export function linesOf(body: unknown): number {
 }
 
 /**
- * Fair admission per shop (issue 16 item 3): once the body names the shop and before anything is
+ * Fair admission per shop: once the body names the shop and before anything is
  * recorded or appended, a shop over its own budget is answered 429 with Retry-After, whatever the
  * other shops do. Three budgets: requests in flight, body bytes in flight (both released when the
  * answer is sent or the connection closes: success, error, client abort, reply timeout alike), and

@@ -4,9 +4,10 @@ import type { GatewayConfig } from './config.ts';
 import { linesOf } from './shopAdmission.ts';
 import { startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
-// Issue 16 item 3: fair admission per shop, at the HTTP edge with in-memory ports. A shop over its
-// own budget gets 429 + Retry-After in the spec's error shape, nothing recorded or appended, while
-// another shop is admitted at once; every budget is released on every exit path.
+// Fair admission per shop (docs/api.md#fair-admission-per-shop), at the HTTP edge with in-memory
+// ports. A shop over its own budget gets 429 + Retry-After in the spec's error shape, nothing
+// recorded or appended, while another shop is admitted at once; every budget is released on every
+// exit path.
 const gateways: TestGateway[] = [];
 afterEach(async () => {
   await Promise.all(gateways.splice(0).map((g) => g.close()));
@@ -62,7 +63,7 @@ const until = async (check: () => boolean): Promise<void> => {
   expect(check()).toBe(true);
 };
 
-describe('fair admission per shop (issue 16 item 3)', () => {
+describe('fair admission per shop', () => {
   it('linesOf: the largest top-level array of the body, at least 1', () => {
     expect(linesOf({ shop: 'a', products: [1, 2, 3] })).toBe(3);
     expect(linesOf({ shop: 'a', lines: [1], rows: [1, 2] })).toBe(2);

@@ -15,7 +15,7 @@ function skipWhitespace(buf: Buffer, i: number): number {
 }
 
 /**
- * The shop of a UTF-8 JSON body read without parsing it (issue 16: a shop over its budget is refused
+ * The shop of a UTF-8 JSON body read without parsing it (so that a shop over its budget is refused
  * before its body is parsed), in O(length of the shop): the value of a leading `"shop"` key (the body
  * opens with `{"shop":"<value>"`, whitespace allowed between tokens), or null for anything else or a
  * value that is empty, blank, too long or holds a control or replacement character. `certain()` (two

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { firstShop } from './shopPeek.ts';
 
-// Issue 16: a shop over its budget is refused on the raw body, so the shop read from the bytes must
-// be the one JSON.parse gives, or nothing (then the body is parsed).
+// Fair admission per shop: a shop over its budget is refused on the raw body, so the shop read
+// from the bytes must be the one JSON.parse gives, or nothing (then the body is parsed).
 const peek = (text: string): string | null => {
   const first = firstShop(Buffer.from(text, 'utf8'));
   return first && first.certain() ? first.shop : null;

@@ -3,9 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { validOrderRow } from '@ingest/domain/testing';
 import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../testing/testGateway.ts';
 
-// Issue 12, "every accepted value is storable", at the HTTP edge (buildApp, in-memory ports): a
-// number JSON parsing would round is refused in each endpoint's error style (products item error,
-// order row problem, inventory 422 naming the path), and so is a time outside the business range.
+// "Every accepted value is storable" (docs/api.md "Value ranges") at the HTTP edge (buildApp,
+// in-memory ports): a number JSON parsing would round is refused in each endpoint's error style
+// (products item error, order row problem, inventory 422 naming the path), and so is a time
+// outside the business range.
 const gateways: TestGateway[] = [];
 afterEach(async () => {
   await Promise.all(gateways.splice(0).map((g) => g.close()));
@@ -27,7 +28,7 @@ const payload = (gw: TestGateway): Record<string, unknown> => (gw.appended[0]?.p
 const num = (digits: string) => `@@${digits}@@`;
 const raw = (value: unknown) => JSON.stringify(value).replace(/"@@([^@]+)@@"/g, '$1');
 
-describe('issue 12 (7): a price beyond 2^53 is refused, not stored rounded', () => {
+describe('a price beyond 2^53 is refused, not stored rounded', () => {
   const ingest = (price: string) =>
     raw({
       shop: 'a.example',
@@ -112,7 +113,7 @@ describe('issue 12 (7): a price beyond 2^53 is refused, not stored rounded', () 
   });
 });
 
-describe('issue 12: inventory quantities are exact, and inventory_as_of lies in the business range', () => {
+describe('inventory quantities are exact, and inventory_as_of lies in the business range', () => {
   const snapshot = (over: Record<string, unknown>, qty = '5') =>
     raw({
       shop: 'a.example',
@@ -192,7 +193,7 @@ describe('issue 12: inventory quantities are exact, and inventory_as_of lies in 
   );
 });
 
-describe("issue 12: order rows with a rounded number or a time outside the business range are that row's problem", () => {
+describe("order rows with a rounded number or a time outside the business range are that row's problem", () => {
   const refs = {
     barcode: '4900000000001',
     channel_id: '0190a000-0000-7000-8000-0000000000c1',

@@ -34,11 +34,11 @@ export interface SubmitDeps {
   replyTimeoutMs: number;
   /** How long an accepted command whose append failed is appended again before its result says 503. */
   resendWindowMs: number;
-  /** How long an Idempotency-Key header's answer is kept (issue 16). */
+  /** How long an Idempotency-Key header's answer is kept. */
   idempotencyKeyTtlMs: number;
   now: () => Date;
   newId: () => string;
-  /** Where a dry run goes instead of the command log (issue 16). */
+  /** Where a dry run goes instead of the command log (D22). */
   dryRunner: DryRunner;
 }
 
@@ -131,12 +131,12 @@ function envelope(req: Request, c: CommandInput, id: { command_id: string; recei
 /**
  * The one way in (D1): builds the command envelope (id and time decided here, D3), appends it to
  * Kafka, and answers with the projector's result, or 202 when it is late or async was asked (D6).
- * With an `Idempotency-Key` header the answer is kept for the key (issue 16, idempotency.ts).
+ * With an `Idempotency-Key` header the answer is kept for the key (idempotency.ts).
  */
 export async function submitCommand(deps: SubmitDeps, req: Request, res: Response, c: CommandInput): Promise<void> {
   const fresh = () => ({ command_id: deps.newId(), received_at: (c.receivedAt ?? deps.now()).toISOString() });
   // The same command, projected and rolled back instead of appended: the answer is the real one's.
-  // A dry run writes nothing, an Idempotency-Key included (issue 16).
+  // A dry run writes nothing, an Idempotency-Key included (D22).
   if (dryRunRequested(req, c.dryRun)) return answerDryRun(deps.dryRunner, res, envelope(req, c, fresh()));
   const key = idempotencyKeyOf(req);
   if (key === null) return appendAndAnswer(deps, req, res, envelope(req, c, fresh()), null, false);
@@ -144,12 +144,13 @@ export async function submitCommand(deps: SubmitDeps, req: Request, res: Respons
 }
 
 /**
- * Issue 16. The key and the command id are recorded in one statement with the command's request
- * row, before the append (the one extra indexed write of a keyed request). A retry then finds:
- * the command's result (the stored answer, replayed); a 202 already given (the 202 again); the
- * first request still within its lease (409); or, after the lease (its gateway crashed between
- * recording and answering), the same command, which this request appends again with the same id:
- * if the first append did reach the log, the projector's claim (D4) applies it once.
+ * With an Idempotency-Key (docs/api.md "Idempotency-Key header"): the key and the command id are
+ * recorded in one statement with the command's request row, before the append (the one extra
+ * indexed write of a keyed request). A retry then finds: the command's result (the stored
+ * answer, replayed); a 202 already given (the 202 again); the first request still within its
+ * lease (409); or, after the lease (its gateway crashed between recording and answering), the
+ * same command, which this request appends again with the same id: if the first append did reach
+ * the log, the projector's claim (D4) applies it once.
  */
 async function submitKeyed(
   deps: SubmitDeps,
@@ -254,7 +255,7 @@ async function appendAndAnswer(
     return;
   }
   deps.metrics.replyWait.observe({ outcome: 'async' }, (performance.now() - waitStarted) / 1000);
-  // Issue 16: a retry of this key answers this 202 again (or the result, once known), not 409.
+  // A retry of this key answers this 202 again (or the result, once known), not 409.
   if (scope)
     await markAnswered(deps.pool, scope, command.command_id).catch((err: unknown) =>
       log.warn({ err }, 'could not record the 202 for its idempotency key'),

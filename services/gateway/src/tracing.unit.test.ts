@@ -8,7 +8,7 @@ import { buildApp } from './app.ts';
 import { DEFAULT_GATEWAY_CONFIG } from './config.ts';
 import type { ReplyWaiter } from './replies.ts';
 
-// Issue 15, item 4, at the buildApp tier: tracing ON with an in-memory exporter, the real command
+// Tracing at the buildApp tier: tracing ON with an in-memory exporter, the real command
 // log port over an in-memory sink, and the projector's side of the headers (withIncomingCommand,
 // what projector.ts wraps every apply in). The chain through the real broker is
 // tests/integration/tracing.int.test.ts.
@@ -53,7 +53,7 @@ async function start(): Promise<{ url: string; lines: Array<Record<string, unkno
 
 const upstream = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
 
-describe('a trace from the HTTP request to the projector apply (issue 15)', () => {
+describe('a trace from the HTTP request to the projector apply', () => {
   it('request span -> produce span -> apply span: one trace id, each the parent of the next; the command bytes carry none of it', async () => {
     sent.length = 0;
     const gw = await start();

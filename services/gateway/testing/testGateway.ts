@@ -16,7 +16,7 @@ export interface TestGateway {
   port: number;
   /** Every command the gateway appended, in order. */
   appended: AppendedCommand[];
-  /** Every command the gateway sent to the dry runner instead, in order (issue 16). */
+  /** Every command the gateway sent to the dry runner instead, in order (D22). */
   dryRuns: AppendedCommand[];
   registry: Registry;
   close(): Promise<void>;

@@ -2,7 +2,7 @@ import { createLogger, onShutdown, setting, settingsAtStart, startTracing } from
 import { createProbeServer } from './probes.ts';
 import { runProjector } from './runProjector.ts';
 
-// --help prints every setting; bad settings are all reported before anything starts (issue 15).
+// --help prints every setting; bad settings are all reported before anything starts.
 const warnings = settingsAtStart({
   roles: ['projector'],
   name: 'ingest projector',
@@ -11,7 +11,7 @@ const warnings = settingsAtStart({
 const log = createLogger({ name: 'projector', level: setting(process.env, 'LOG_LEVEL') });
 for (const w of warnings) log.warn(w);
 try {
-  // Off unless OTEL_TRACES_EXPORTER is set (issue 15); then a span per command applied.
+  // Off unless OTEL_TRACES_EXPORTER is set; then a span per command applied.
   const tracing = await startTracing(process.env, { serviceName: 'ingest-projector' });
   const projector = await runProjector(process.env, log);
   // The projector has no API; it serves its probes and metrics (probes.ts).

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createRegistry, lintExposition, registerPoolMetrics } from '@ingest/runtime';
 import { PartitionLag, projectorMetrics, prunerMetrics, relayMetrics } from './metrics.ts';
 
-// Issue 15 item 3: the projector's lag in seconds per partition, the relay's backlog age, and the
+// The projector's lag in seconds per partition, the relay's backlog age, and the
 // projector process's /metrics under Prometheus' naming rules.
 describe('PartitionLag', () => {
   const clock = () => {

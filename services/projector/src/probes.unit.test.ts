@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRegistry } from '@ingest/runtime';
 import { createProbeServer } from './probes.ts';
 
-// Issue 15 item 7 for the standalone projector: /readyz follows its checks (consumer joined,
+// Probes of the standalone projector: /readyz follows its checks (consumer joined,
 // PostgreSQL, LISTEN) both ways; /healthz is liveness only.
 let server: Server;
 afterEach(() => new Promise((resolve) => server.close(resolve)));

@@ -38,7 +38,7 @@ export interface ProjectorDeps {
   /** First backoff between tries (doubles; transient errors are retried without bound, up to 5 s apart). */
   retryBackoffMs?: number;
   /**
-   * Group commit (issue 13): consecutive commands of one partition applied in one transaction, at
+   * Group commit: consecutive commands of one partition applied in one transaction, at
    * most this many (default 64; 1 turns it off) and this many message bytes (default 8 MiB).
    */
   groupMaxCommands?: number;
@@ -63,10 +63,10 @@ const errorText = (err: unknown): string => {
 /**
  * The projector shell (STYLE.md): per command one transaction with claim (D4), position, load ->
  * decide -> apply, stored result (D6) and outbox rows (D5); the Kafka offset is committed after
- * the commit. Faults (issue 11): a transient failure (connection lost, database down, deadlock) is
- * retried with backoff for as long as it lasts, never parked; any other failure is retried a
- * bounded number of times and then the command is parked, and its shop's later commands park
- * behind it, while the other shops of the partition keep flowing.
+ * the commit. Faults (docs/operations.md "Faults and outages"): a transient failure (connection
+ * lost, database down, deadlock) is retried with backoff for as long as it lasts, never parked;
+ * any other failure is retried a bounded number of times and then the command is parked, and its
+ * shop's later commands park behind it, while the other shops of the partition keep flowing.
  */
 export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const { pool, log } = deps;
@@ -151,7 +151,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     log.error({ command_id: p.command_id, shop: p.shop, kind: p.kind, error: p.error, ...p.at }, 'command parked');
   };
 
-  // Each command's work continues its request (issue 15): the request id from the record headers on
+  // Each command's work continues its request: the request id from the record headers on
   // its log lines and, tracing on, an `apply <kind>` span child of the gateway's producer span.
   const handle = (run: CommandRun, i: number, ctx: BatchContext): Promise<void> => {
     const m = run.message(i);
@@ -233,7 +233,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const singleUntil = new Map<number, number>();
 
   /**
-   * Group commit (issue 13): the longest run of decodable commands from `from`, within the bounds,
+   * Group commit: the longest run of decodable commands from `from`, within the bounds,
    * applied in ONE transaction (each with its own claim, position, result and outbox rows, in log
    * order, so D2 and D4 hold as one by one). Replies go out on commit (NOTIFY is transactional);
    * offsets are resolved after it. Returns how many messages it handled: 0 when there is no group
@@ -260,7 +260,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     let outcomes: ApplyOutcome[];
     try {
       await failpoint('projector.before-apply');
-      // Tracing (issue 15): one `apply group` span for the transaction, linked to every command's
+      // Tracing: one `apply group` span for the transaction, linked to every command's
       // request; each command keeps its own `apply <kind>` span in its request's trace, linked back.
       const links: Link[] = tracingOn()
         ? group.flatMap(({ m }) => {

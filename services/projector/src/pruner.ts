@@ -8,9 +8,9 @@ export interface PrunerOptions {
   registry: Registry;
   /** Stored results, request rows and resolved parked commands older than this go. */
   resultRetentionMs: number;
-  /** Per-command markers older than this go; the checkpoint keeps exactly-once (issue 11). */
+  /** Per-command markers older than this go; the checkpoint keeps exactly-once (docs/operations.md#retention). */
   markerRetentionMs: number;
-  /** Idempotency-Key header rows older than this go (IDEMPOTENCY_KEY_TTL, issue 16). */
+  /** Idempotency-Key header rows older than this go (IDEMPOTENCY_KEY_TTL). */
   idempotencyKeyTtlMs: number;
   intervalMs: number;
   /** Rows per DELETE: short statements, short row locks, no long-held table lock. */
@@ -51,7 +51,7 @@ const TARGETS: Target[] = [
     where: "resolved_at IS NOT NULL AND resolved_at < now() - $1 * interval '1 millisecond'",
     retention: 'results',
   },
-  // Issue 16: the Idempotency-Key header's rows, after IDEMPOTENCY_KEY_TTL.
+  // The Idempotency-Key header's rows, after IDEMPOTENCY_KEY_TTL.
   { table: 'agent_runtime.request_keys', where: "created_at < now() - $1 * interval '1 millisecond'", retention: 'keys' },
   // Published rows have done their work (the audit records stay in their log tables).
   { table: 'agent_runtime.outbox', where: 'published_at IS NOT NULL', retention: null },
@@ -60,9 +60,9 @@ const TARGETS: Target[] = [
 const PRUNE_LOCK = 0x7072756e65; // 'prune': one pruner per database at a time
 
 /**
- * Keeps agent_runtime bounded (issue 11): deletes what has passed its retention window in small
- * batches, in the background, one process at a time. Delta idempotency keys (D19: kept indefinitely),
- * checkpoints and daily-run records are small and stay.
+ * Keeps agent_runtime bounded (docs/operations.md#retention): deletes what has passed its retention
+ * window in small batches, in the background, one process at a time. Delta idempotency keys (D19:
+ * kept indefinitely), checkpoints and daily-run records are small and stay.
  */
 export function startPruner(opts: PrunerOptions): Pruner {
   const batchSize = opts.batchSize ?? 5000;

@@ -29,7 +29,7 @@ export interface RelayDeps {
    */
   fenceMs?: number;
   /**
-   * PUBLIC_BASE_URL (issue 15): every published CloudEvent names its data's schema in
+   * PUBLIC_BASE_URL: every published CloudEvent names its data's schema in
    * `ce_dataschema`, `<base>/schemas/events/...`, which the gateway serves. Default: the default base.
    */
   publicBaseUrl?: string;
@@ -72,11 +72,12 @@ interface OutboxRow {
  * them published. A crash between the two re-sends a row: at least once, never zero times;
  * consumers dedupe by the deterministic event_id.
  *
- * One publisher at a time, through outages (issue 11): leadership is a session advisory lock on a
- * dedicated connection. Every batch starts by renewing the lease on that very session, so a
- * leader whose session is gone (and with it the lock) cannot start another batch; losing the
- * session drops the lead at once. A new leader waits out the fence after the old leader's last
- * renewal. Rows leave in id order from one publisher, so a level's stock events keep `seq` order.
+ * One publisher at a time, through outages (docs/operations.md "Faults and outages"): leadership
+ * is a session advisory lock on a dedicated connection. Every batch starts by renewing the lease
+ * on that very session, so a leader whose session is gone (and with it the lock) cannot start
+ * another batch; losing the session drops the lead at once. A new leader waits out the fence
+ * after the old leader's last renewal. Rows leave in id order from one publisher, so a level's
+ * stock events keep `seq` order.
  */
 export async function startRelay(deps: RelayDeps): Promise<Relay> {
   const { pool, sink, log } = deps;

@@ -26,7 +26,7 @@ export interface RunningProjector {
   pruner: Pruner | null;
   /** VACUUM / ANALYZE where autovacuum does not run (DB_UPKEEP), beside the pruner. */
   upkeep: TableUpkeep | null;
-  /** Readiness (issue 11): joined its consumer group (when it applies), reaches PostgreSQL, holds its LISTEN connection. */
+  /** Readiness (/readyz): joined its consumer group (when it applies), reaches PostgreSQL, holds its LISTEN connection. */
   readiness(): Promise<Record<string, boolean>>;
   stop(): Promise<void>;
 }
@@ -35,7 +35,7 @@ export type ProjectorRole = 'apply' | 'relay' | 'scheduler' | 'pruner';
 
 /**
  * Wires the projector, the outbox relay, the daily scheduler and the pruner from the environment;
- * PROJECTOR_ROLES chooses which of them this process runs (issue 15: a deployment may scale the
+ * PROJECTOR_ROLES chooses which of them this process runs (a deployment may scale the
  * appliers apart from one process that relays, schedules and prunes).
  */
 export async function runProjector(

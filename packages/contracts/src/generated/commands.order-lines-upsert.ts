@@ -15,7 +15,7 @@ export interface OrderLinesUpsertPayload {
    */
   unknown_fields?: 'reject' | 'ignore';
   /**
-   * Problems the gateway found in rows when it received them (issue 12: a number JSON parsing would round, a time outside the business range). Each rejects its row and is listed with the decider's own; commands appended before carry none, so replays project them as they were (D3, D26)
+   * Problems the gateway found in rows when it received them (a number JSON parsing would round, a time outside the business range). Each rejects its row and is listed with the decider's own; commands appended before carry none, so replays project them as they were (D3, D26)
    */
   row_problems?: {
     row_index: number;

@@ -50,7 +50,7 @@ describe('decideAvailable (endpoint 5)', () => {
     expect(plan.logs[0]?.change_type).toBe('available_delta');
   });
 
-  it('given a level near the top, when a delta would pass 2^53 - 1, then the stored value is that bound and the line is reported in clamped (issue 12)', () => {
+  it('given a level near the top, when a delta would pass 2^53 - 1, then the stored value is that bound and the line is reported in clamped', () => {
     const plan = decideAvailable(
       state([level(PA, 'A', { available_qty: Number.MAX_SAFE_INTEGER - 10 })]),
       available('delta', [{ barcode: 'A', available_delta: 1_000_000_000_000 }]),

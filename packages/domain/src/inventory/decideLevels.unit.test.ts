@@ -43,7 +43,7 @@ describe('decideLevels (endpoint 3, D17)', () => {
     expect(plan.logs[0]?.change_type).toBe('levels_delta');
   });
 
-  it('given 10,000 delta lines of +1e12 on one level, then it stops at 2^53 - 1 (exact in JavaScript, within bigint) and the overflowing lines are clamped (issue 12)', () => {
+  it('given 10,000 delta lines of +1e12 on one level, then it stops at 2^53 - 1 (exact in JavaScript, within bigint) and the overflowing lines are clamped', () => {
     const lines: LevelsLine[] = Array.from({ length: 10_000 }, () => ({
       barcode: 'A',
       location: { location_id: LOC },

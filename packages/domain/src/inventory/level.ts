@@ -18,13 +18,14 @@ export interface Level extends Quantities {
 }
 
 /**
- * Issue 12: the largest quantity a level stores. Inputs are bounded (schemas: at most 1e12), but
- * deltas add up; past 2^53 - 1 JavaScript would round the sum, and past bigint's range PostgreSQL
- * would refuse it. A delta result above it is stored as it and reported in `clamped`, like one below 0.
+ * The largest quantity a level stores (docs/api.md "Value ranges"). Inputs are bounded (schemas: at
+ * most 1e12), but deltas add up; past 2^53 - 1 JavaScript would round the sum, and past bigint's range
+ * PostgreSQL would refuse it. A delta result above it is stored as it and reported in `clamped`, like
+ * one below 0.
  */
 export const QTY_MAX = Number.MAX_SAFE_INTEGER;
 
-/** A computed quantity as stored: within 0..QTY_MAX (D17 clamps below 0; issue 12 above QTY_MAX). */
+/** A computed quantity as stored: within 0..QTY_MAX (D17 clamps below 0, QTY_MAX above). */
 export function clampQty(computed: number): number {
   return Math.min(QTY_MAX, Math.max(0, computed));
 }

@@ -75,7 +75,7 @@ export function decideOrderLines(state: OrderLinesState, c: OrderLinesUpsertComm
   let rejected = 0;
   // D27 applies to the commands appended since; older ones carry no value and keep their projection (D3, D26).
   const unknownFields = p.unknown_fields ?? 'ignore';
-  // Issue 12: what only the gateway could see (a number JSON parsing rounded) or checked on receipt.
+  // row_problems: what only the gateway could see (a number JSON parsing rounded) or checked on receipt.
   const found = new Map<number, RowProblem[]>();
   for (const problem of p.row_problems ?? []) found.set(problem.row_index, [...(found.get(problem.row_index) ?? []), problem]);
 

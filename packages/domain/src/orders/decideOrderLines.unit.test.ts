@@ -309,7 +309,7 @@ describe('decideOrderLines (endpoint 6)', () => {
     expect(plan.upserts).toEqual([]);
   });
 
-  it('given problems the gateway found in a row (issue 12: a number JSON would round, a time outside the business range), when decided, then that row is rejected with them and the others go on', () => {
+  it('given problems the gateway found in a row (a number JSON would round, a time outside the business range), when decided, then that row is rejected with them and the others go on', () => {
     const problem = {
       row_index: 1,
       field: 'gross_amount_taxincl',

@@ -4,8 +4,8 @@ import { decideProductsUpsert, type ProductsState } from './decideProductsUpsert
 
 // Endpoints 1 and 2 through one decider (D7, D10), with the items the gateway builds (rule 6, D27:
 // services/gateway/src/productItems.unit.test.ts and unknownFields.unit.test.ts). Moved here from
-// tests/integration/products.int.test.ts (issue 17 item 1), which keeps the create and update
-// paths end to end.
+// tests/integration/products.int.test.ts (a decider needs no database), which keeps the create and
+// update paths end to end.
 const T1 = '2026-11-02T00:00:00.000Z';
 const T2 = '2026-11-03T00:00:00.000Z';
 type Items = ProductsUpsertCommand['payload']['items'];

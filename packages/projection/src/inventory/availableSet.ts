@@ -4,7 +4,7 @@ import type { Projection } from '../projection.ts';
 import { writeLevels } from './levelsSet.ts';
 
 /**
- * Issue 13, set-based projection of an inventory-available command (endpoint 5) whose location is
+ * Set-based projection of an inventory-available command (endpoint 5) whose location is
  * resolved and whose barcodes are all different (a repeated barcode makes each line depend on the
  * clamped result of the one before: the decider applies those, D6a). An available write is a levels
  * write of one location that gives only available_qty (absolute, or a delta clamped to 0..QTY_MAX and

@@ -133,7 +133,7 @@ export async function upsertLevels(tx: PoolClient, levels: Level[], commandId: s
 }
 
 /**
- * Issue 13, narrow writes: levels whose content the command did not change (an absolute resend)
+ * Narrow writes: levels whose content the command did not change (an absolute resend)
  * get only their D15b stamp and the command that last wrote them, by a plain UPDATE: no
  * INSERT … ON CONFLICT row lock and rewrite of every column.
  */

@@ -15,7 +15,7 @@ import {
 import type { Projection } from '../projection.ts';
 
 /**
- * Issue 13, set-based projection of an inventory-levels command (endpoint 3, D17) and, through the
+ * Set-based projection of an inventory-levels command (endpoint 3, D17) and, through the
  * same statement, of an inventory-available one (endpoint 5, availableSet.ts), whose lines name
  * distinct (barcode, location) pairs (a repeated pair makes a line depend on the one before: the
  * decider applies those, D6a). Locations are resolved in Node beforehand (one lookup for the

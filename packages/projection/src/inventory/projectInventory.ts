@@ -39,10 +39,10 @@ function refsOf(c: InventoryCommand): LocationRef[] {
 
 export interface InventoryPath {
   /**
-   * Issue 13: snapshots and available writes whose location resolves, and levels writes, are
-   * projected set-based (snapshotSet.ts, availableSet.ts, levelsSet.ts) unless a line depends on an
-   * earlier one of the same level. Off, every command takes load -> decide -> apply with the
-   * deciders: the property test runs both.
+   * On (docs/architecture.md "Set-based inventory projection"): snapshots and available writes
+   * whose location resolves, and levels writes, are projected set-based (snapshotSet.ts,
+   * availableSet.ts, levelsSet.ts) unless a line depends on an earlier one of the same level. Off,
+   * every command takes load -> decide -> apply with the deciders: the property test runs both.
    */
   setBased: boolean;
 }
@@ -117,7 +117,7 @@ async function withDeltaKey(
   return projection;
 }
 
-/** Levels whose quantities and event seq are as loaded only move their D15b stamp (issue 13: narrow writes). */
+/** Levels whose quantities and event seq are as loaded only move their D15b stamp (narrow writes). */
 function splitByContent(levels: Level[], loaded: ReadonlyMap<string, Level>): { rewritten: Level[]; stamped: Level[] } {
   const rewritten: Level[] = [];
   const stamped: Level[] = [];

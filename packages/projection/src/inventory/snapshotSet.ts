@@ -3,7 +3,7 @@ import { auditBatch, QTY_FIELDS, stockEvent, type InventorySnapshotCommand } fro
 import type { Projection } from '../projection.ts';
 
 /**
- * Issue 13, set-based projection of an inventory snapshot (endpoint 4) whose location is resolved:
+ * Set-based projection of an inventory snapshot (endpoint 4) whose location is resolved:
  * ONE statement resolves the barcodes, filters stale lines (D15b), applies repeated barcodes line by
  * line (D6a, window functions over the line order), detects changes, and writes the levels (D15,
  * narrow: unchanged levels only get their stamp), the update logs with their log_id / log_seq (D3,

@@ -14,9 +14,9 @@ export interface CommonConfig {
   logLevel: string;
   /** How long stored results and request rows are kept: GET /api/commands/{id} says `expired` after it. */
   resultRetentionMs: number;
-  /** How long per-command markers are kept: long enough to cover producer retries (issue 11). */
+  /** How long per-command markers are kept: long enough to cover producer retries (docs/operations.md#retention). */
   markerRetentionMs: number;
-  /** How long an Idempotency-Key header's answer is kept (issue 16): the gateway's window, the pruner's age. */
+  /** How long an Idempotency-Key header's answer is kept: the gateway's window, the pruner's age. */
   idempotencyKeyTtlMs: number;
   /** Test-only crash points (runtime process/failpoints.ts); empty in production. */
   failpoints: string;

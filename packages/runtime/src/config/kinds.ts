@@ -1,4 +1,4 @@
-// What a setting's value may be (issue 15 item 9): each kind parses the raw environment string and
+// What a setting's value may be: each kind parses the raw environment string and
 // says, in one sentence, what it expects. `--help` and the README table print that sentence.
 import { isTimeZone } from '../calendar/businessDate.ts';
 

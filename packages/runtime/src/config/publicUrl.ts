@@ -2,7 +2,7 @@ import { ConfigError } from './env.ts';
 import { setting } from './settings.ts';
 
 /**
- * The address clients reach the gateway at (PUBLIC_BASE_URL, issue 15): the schema `$id`s the
+ * The address clients reach the gateway at (PUBLIC_BASE_URL): the schema `$id`s the
  * gateway serves and the `dataschema` of every emitted CloudEvent are built on it, so both name
  * one URL. Default: the gateway's listen address (HOST, PORT; a wildcard host reads as 127.0.0.1),
  * which only suits one machine: a deployment sets it. `listenPort` is the port actually bound

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from './env.ts';
 import { publicBaseUrl } from './publicUrl.ts';
 
-// Issue 15: the base of the served schemas' $ids and of every event's dataschema.
+// The base of the served schemas' $ids and of every event's dataschema.
 describe('publicBaseUrl (PUBLIC_BASE_URL)', () => {
   it('is the setting without a trailing slash', () => {
     expect(publicBaseUrl({ PUBLIC_BASE_URL: 'https://ingest.example.com/' })).toBe('https://ingest.example.com');

@@ -1,4 +1,4 @@
-// Reading, checking and describing the settings of catalog.ts (issue 15 item 9).
+// Reading, checking and describing the settings of catalog.ts.
 import { readFileSync } from 'node:fs';
 import { ConfigError } from './env.ts';
 import { GROUPS, ROLES, ROLE_TITLES, SETTINGS, type Role, type SettingDef, type SettingName } from './catalog.ts';

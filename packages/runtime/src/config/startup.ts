@@ -1,4 +1,4 @@
-// What every entry point does with its settings before anything else (issue 15 item 9): `--help`
+// What every entry point does with its settings before anything else: `--help`
 // prints them; otherwise every bad one is reported at once, one line each, and the process exits 1
 // before it opens a connection.
 import { readKafkaSecurity } from '../kafka/kafkaSecurity.ts';

@@ -1,5 +1,6 @@
-// TLS and SASL settings for every Kafka client the project runs (issue 14). Read once at start,
-// validated with one clear error per bad combination; secrets are wrapped so no dump shows them.
+// TLS and SASL settings for every Kafka client the project runs (docs/operations.md
+// "Client security (TLS, SASL)"). Read once at start, validated with one clear error per bad
+// combination; secrets are wrapped so no dump shows them.
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/env.ts';
 import { Secret } from '../config/secret.ts';

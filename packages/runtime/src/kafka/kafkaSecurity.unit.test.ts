@@ -21,7 +21,7 @@ const readFile: ReadFile = (path) => {
 };
 const read = (env: NodeJS.ProcessEnv) => readKafkaSecurity(env, readFile);
 
-describe('Kafka client security settings (issue 14)', () => {
+describe('Kafka client security settings', () => {
   it('is plaintext when nothing is set', () => {
     expect(read({})).toEqual({ tls: null, sasl: null });
     expect(describeKafkaSecurity(read({}))).toBe('PLAINTEXT');
@@ -174,7 +174,7 @@ describe('Kafka client security settings (issue 14)', () => {
   });
 });
 
-describe('topic replication settings (issue 14)', () => {
+describe('topic replication settings', () => {
   it('defaults to 3 and 2 for a cluster named by KAFKA_BROKERS, 1 and 1 for the dev stack', () => {
     expect(readTopicReplication({ KAFKA_BROKERS: 'k1:9092,k2:9092,k3:9092' })).toEqual({
       replicationFactor: 3,
@@ -182,7 +182,7 @@ describe('topic replication settings (issue 14)', () => {
       explicit: false,
     });
     expect(readTopicReplication({})).toEqual({ replicationFactor: 1, minInsyncReplicas: 1, explicit: false });
-    // the dev stack's own three-node cluster (issue 14) gets the production plan
+    // the dev stack's own three-node cluster (KAFKA_CLUSTER_SIZE=3) gets the production plan
     expect(readTopicReplication({ KAFKA_CLUSTER_SIZE: '3' })).toEqual({ replicationFactor: 3, minInsyncReplicas: 2, explicit: false });
   });
 

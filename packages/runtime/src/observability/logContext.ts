@@ -9,7 +9,7 @@ export interface LogContext {
 const store = new AsyncLocalStorage<LogContext>();
 let tracing = false;
 
-/** Runs `fn` with this request id on every log line it writes, however deep (issue 15). */
+/** Runs `fn` with this request id on every log line it writes, however deep. */
 export function withLogContext<T>(ctx: LogContext, fn: () => T): T {
   return store.run(ctx, fn);
 }

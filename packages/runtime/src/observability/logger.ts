@@ -28,7 +28,7 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
-/** Pretty lines only for a person at a terminal; a pipe, a file or production gets JSON (issue 15). */
+/** Pretty lines only for a person at a terminal; a pipe, a file or production gets JSON. */
 export function wantsPrettyLogs(env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): boolean {
   const format = env['LOG_FORMAT'];
   if (format === 'json') return false;
@@ -81,7 +81,7 @@ type LoggerWithBound = Logger & { [BOUND]?: Set<string> };
 
 /**
  * pino appends a child's bindings to its parent's, so `log.child({ component: 'relay' })` of a logger
- * already bound to `component: 'projector'` wrote the key twice (`npm start`, issue 15). Here a child
+ * already bound to `component: 'projector'` wrote the key twice (`npm start`). Here a child
  * that binds a key its parent has replaces it; `component` nests instead ("projector/relay").
  */
 function withMergingChildren(root: Logger): Logger {

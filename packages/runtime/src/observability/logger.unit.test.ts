@@ -18,7 +18,7 @@ function capture(): { lines: string[]; stream: Writable } {
 /** Every key of a flat JSON line, in order, duplicates included. */
 const keysOf = (line: string): string[] => [...line.matchAll(/[{,]"([^"]+)":/g)].map((m) => m[1] as string);
 
-describe('logger (issue 15)', () => {
+describe('logger', () => {
   it('a child binding a key its parent has replaces it: no duplicate component key (npm start wrote two)', () => {
     const { lines, stream } = capture();
     const log = createLogger({ name: 'ingest', destination: stream });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Counter, Gauge, Histogram, createRegistry, lintExposition, registerPoolMetrics } from './metrics.ts';
 
-// Issue 15 item 3: /metrics passes Prometheus' naming rules (`promtool check metrics`); this is the
+// /metrics passes Prometheus' naming rules (`promtool check metrics`); this is the
 // same check in plain JS so that `npm test` runs it without promtool.
 describe('lintExposition', () => {
   it("passes prom-client's default metrics as createRegistry keeps them", async () => {

@@ -4,9 +4,10 @@ import { Gauge, type Registry } from 'prom-client';
 export type ReadinessChecks = Record<string, boolean>;
 
 /**
- * Runs a process's readiness checks for `/readyz` (issue 15 item 7): ready only if every check is
- * true. A check that throws, or that does not answer within `timeoutMs` (a black-holed database
- * holds a query until TCP gives up), is not ready: the probe answers 503 in time instead of hanging.
+ * Runs a process's readiness checks for `/readyz` (docs/operations.md "Observability"): ready only
+ * if every check is true. A check that throws, or that does not answer within `timeoutMs` (a
+ * black-holed database holds a query until TCP gives up), is not ready: the probe answers 503 in
+ * time instead of hanging.
  */
 export async function checkReadiness(
   isReady: () => Promise<ReadinessChecks>,

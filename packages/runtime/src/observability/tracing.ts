@@ -19,13 +19,14 @@ import { setLogTracing } from './logContext.ts';
 export { SpanKind, type Context, type Link, type Span };
 
 /**
- * OpenTelemetry tracing (issue 15). Off by default: then no SDK module is even loaded and every
+ * OpenTelemetry tracing. Off by default: then no SDK module is even loaded and every
  * helper below is a plain call of its callback. On with the standard variables:
  * OTEL_TRACES_EXPORTER=otlp|console (otlp sends to OTEL_EXPORTER_OTLP_ENDPOINT over HTTP),
  * OTEL_SERVICE_NAME, and OTEL_SDK_DISABLED=true turns it off whatever else is set.
  * Spans are made explicitly where the work crosses a boundary: the HTTP request (gateway), the
  * append to the command log (producer) and the apply of each command (projector); the W3C
  * `traceparent`/`tracestate` travel in the Kafka record headers, never in the command's bytes.
+ * See docs/operations.md "Tracing and logs".
  */
 export interface Tracing {
   enabled: boolean;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/env.ts';
 import { contextFromHeaders, inSpan, injectTraceHeaders, startSpan, startTracing, tracesExporterWanted, tracingOn } from './tracing.ts';
 
-// Issue 15: tracing is off unless the standard OTEL_* variables turn it on, and off costs nothing.
+// Tracing is off unless the standard OTEL_* variables turn it on, and off costs nothing.
 describe('tracing settings', () => {
   it('off by default, on with OTEL_TRACES_EXPORTER, off again with OTEL_SDK_DISABLED', () => {
     expect(tracesExporterWanted({})).toBeNull();

@@ -3,7 +3,7 @@ import { FailpointError, failpoint, failpointsActive, setFailpoints } from './fa
 
 afterEach(() => setFailpoints(undefined));
 
-describe('failpoints (issue 11: deterministic crash points)', () => {
+describe('failpoints (deterministic crash points)', () => {
   it('are off unless configured', async () => {
     setFailpoints('');
     expect(failpointsActive()).toEqual([]);

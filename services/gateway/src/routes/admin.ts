@@ -8,9 +8,9 @@ import { submitCommand, type SubmitDeps } from '../submit.ts';
 import { businessDate, previousDate } from '@ingest/runtime';
 
 /**
- * Issue 12: the earliest snapshot_date accepted. The daily copy writes today's levels under that
- * date, so a date before the service could have held any stock is a mistake, and PostgreSQL
- * refuses some (year 0000): every accepted value must be storable.
+ * The earliest snapshot_date accepted (docs/api.md "Value ranges"). The daily copy writes
+ * today's levels under that date, so a date before the service could have held any stock is a
+ * mistake, and PostgreSQL refuses some (year 0000): every accepted value must be storable.
  */
 export const MIN_SNAPSHOT_DATE = '2000-01-01';
 

@@ -28,7 +28,7 @@ async function wasPruned(pool: Pool, id: string): Promise<boolean> {
   return rows[0]?.hit === true;
 }
 
-/** Where a pending command stands on its partition (issue 16 item 4). */
+/** Where a pending command stands on its partition. */
 export interface PendingPosition {
   partition: number;
   /** Commands appended to its partition before it and not applied yet (from the offset of its receive time). */
@@ -81,7 +81,7 @@ const formatWindow = (ms: number): string =>
 
 /**
  * GET /api/commands/{id} (D6): the stored result with the status and body the synchronous answer
- * would have had, 202 pending, or 202 parked (issue 11). Any gateway instance can answer: all live
+ * would have had, 202 pending, or 202 parked. Any gateway instance can answer: all live
  * in PostgreSQL, and a command is recorded there before its 202 is given. Results are kept for
  * `resultRetentionMs`; an id from the span of pruned commands answers 410 `expired`, not 404.
  * Accepts the ingest secret, or the cron secret with the command's shop in x-shop.
@@ -91,7 +91,7 @@ export function commandRoutes(deps: {
   ingestSecrets: string[];
   cronSecrets: string[];
   resultRetentionMs: number;
-  /** The command log's positions (issue 16 item 4); without it a pending answer has no `position`. */
+  /** The command log's positions; without it a pending answer has no `position`. */
   positions?: LogPositions | undefined;
   now?: () => Date;
 }): Router {

@@ -61,7 +61,7 @@ const PAGE = `<!doctype html>
 `;
 
 /**
- * Issue 15: the API contracts, unauthenticated and read-only: the OpenAPI and AsyncAPI documents
+ * The API contracts, unauthenticated and read-only: the OpenAPI and AsyncAPI documents
  * (generated from schemas/ at the first request for a base URL), a page rendering the OpenAPI one,
  * and every JSON Schema of schemas/ at the URL its served `$id` names (events carry it in `dataschema`).
  */

@@ -20,8 +20,9 @@ import { buildApp } from '../app.ts';
 import { DEFAULT_GATEWAY_CONFIG } from '../config.ts';
 import { startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, type TestGateway } from '../../testing/testGateway.ts';
 
-// Issue 15 items 1 and 2 at the buildApp tier: the served OpenAPI 3.1 and AsyncAPI 3.0 documents
-// are valid, match the routes express serves, and describe what the gateway really answers.
+// The API contracts (docs/api.md "API contracts") at the buildApp tier: the served OpenAPI 3.1
+// and AsyncAPI 3.0 documents are valid, match the routes express serves, and describe what the
+// gateway really answers.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const BASE = publicBaseUrl({});
 let g: TestGateway;

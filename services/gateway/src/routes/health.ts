@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { readinessProbe, registerReadinessMetric, type ReadinessChecks, type Registry } from '@ingest/runtime';
 
 /**
- * Probes (issue 15 item 7, README "Operations"):
+ * Probes (docs/operations.md "Observability"):
  * - `/healthz` is liveness only: it answers from the event loop and reads no dependency, so a
  *   database or broker outage never gets the process restarted; a wedged loop does not answer it.
  * - `/readyz` is 503 until every readiness check passes and again whenever one fails, naming them.

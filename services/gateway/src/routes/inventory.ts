@@ -55,7 +55,7 @@ export function inventoryRoutes(
     if (!body.ok) throw badRequest(body.failure.message);
     const checked = lines(body.value)({ lines: body.value.lines });
     if (!checked.ok) throw unprocessable('invalid_payload', checked.failure.message);
-    // Issue 12: a quantity JSON parsing rounded (999999999999.99999999 reads as 1e12) is refused, never stored rounded.
+    // A quantity JSON parsing rounded (999999999999.99999999 reads as 1e12) is refused, never stored rounded.
     const rounded = inexactNumbersOf(req)[0];
     if (rounded) throw unprocessable('invalid_payload', inexactMessage(formatPath(rounded.path), rounded));
     return { b: body.value, lines: checked.value.lines };

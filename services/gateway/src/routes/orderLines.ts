@@ -31,7 +31,7 @@ export function orderLineRoutes(deps: SubmitDeps & Intake & { schemas: SchemaReg
       await submitCommand(deps, req, res, {
         kind: 'order_lines.upsert',
         shop: v.shop,
-        // Issue 16: the body flag makes a dry run like `?dry_run=true`: the command is the real one
+        // The body flag makes a dry run like `?dry_run=true`: the command is the real one
         // (dry_run false), projected and rolled back, and the answer echoes `dry_run: true` (D22).
         dryRun: v.dry_run,
         payload: {
@@ -65,7 +65,7 @@ const TIME_FIELDS = ['ordered_at', 'refunded_at'] as const;
 const RANGE = `on or after ${BUSINESS_TIME.from.replace('.000Z', 'Z')} and before ${BUSINESS_TIME.until.replace('.000Z', 'Z')}`;
 
 /**
- * Issue 12: what makes a row unstorable that only the gateway sees (a number JSON parsing rounded)
+ * What makes a row unstorable that only the gateway sees (a number JSON parsing rounded)
  * or that came after the rows' rules (times outside the business range), as D20 row problems
  * carried in the command: the decider rejects those rows and lists them, and replays stay as they were.
  */

@@ -24,7 +24,7 @@ export function productRoutes(
   const product = deps.schemas.validator<ProductInput>('http/product.json');
 
   const toItems = (products: unknown[], inexact: InexactNumber[]): Item[] => {
-    // Issue 12: a number JSON parsing rounded is that item's error, like any other bad value.
+    // A number JSON parsing rounded is that item's error, like any other bad value.
     const rounded = new Map<number, InexactNumber>();
     for (const n of inexact)
       if (n.path[0] === 'products' && typeof n.path[1] === 'number' && !rounded.has(n.path[1])) rounded.set(n.path[1], n);
