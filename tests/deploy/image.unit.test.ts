@@ -1,8 +1,12 @@
 // The Dockerfile, its build context (.dockerignore, read with Docker's own matching rules) and the
-// compose file's healthchecks. No image is built here: there is no container engine on this machine.
+// compose file's healthchecks. No image is built here: `npm run image` builds one with podman and
+// checks inside it that /app holds exactly the context listed here (tests/image, docs/deploying.md).
 import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import dockerignore from '@balena/dockerignore';
 import { describe, expect, it } from 'vitest';
+import { contextFiles } from '../../scripts/image/context.ts';
 import { read, readYamlDocs, REPO } from './support.ts';
 
 // A CommonJS module whose types declare an ES default: under nodenext its callable is `.default`.
@@ -10,18 +14,58 @@ const ignore = dockerignore.default;
 const dockerfile = read('Dockerfile');
 const rootPackage = JSON.parse(read('package.json')) as { packageManager: string; engines: { node: string } };
 
-/** The files `docker build .` sends: the working tree (tracked and untracked, less .gitignore) minus .dockerignore. */
-function buildContext(): { files: string[]; ignores: (path: string) => boolean } {
-  const ig = ignore().add(read('.dockerignore').split('\n'));
-  const tree = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' }).split('\n').filter(Boolean);
-  return { files: tree.filter((f) => !ig.ignores(f)), ignores: (p) => ig.ignores(p) };
+/** The processes the image runs: the services' package names and their entry points. */
+const IMAGE_PACKAGES = ['@ingest/gateway', '@ingest/projector', '@ingest/operator'];
+const ENTRY_POINTS = [
+  'services/gateway/src/main.ts',
+  'services/projector/src/main.ts',
+  ...['migrate', 'topics', 'parked', 'replay', 'verify'].map((cli) => `services/operator/src/cli/${cli}.ts`),
+];
+
+interface Manifest {
+  name: string;
+  dir: string;
+  dependencies: Record<string, string>;
+}
+
+/** Every workspace package under packages/ and services/, by name. */
+function workspace(): Map<string, Manifest> {
+  const out = new Map<string, Manifest>();
+  for (const group of ['packages', 'services'])
+    for (const d of readdirSync(join(REPO, group), { withFileTypes: true })) {
+      if (!d.isDirectory()) continue;
+      const dir = `${group}/${d.name}`;
+      const pkg = JSON.parse(read(`${dir}/package.json`)) as { name: string; dependencies?: Record<string, string> };
+      out.set(pkg.name, { name: pkg.name, dir, dependencies: pkg.dependencies ?? {} });
+    }
+  return out;
+}
+
+/** The image's packages and the workspace packages they depend on in production, transitively. */
+function imageClosure(ws: Map<string, Manifest>): Set<string> {
+  const seen = new Set<string>();
+  const visit = (name: string): void => {
+    if (seen.has(name)) return;
+    const m = ws.get(name);
+    if (!m) throw new Error(`${name} is not a workspace package`);
+    seen.add(name);
+    for (const [dep, spec] of Object.entries(m.dependencies)) if (spec.startsWith('workspace:')) visit(dep);
+  };
+  IMAGE_PACKAGES.forEach(visit);
+  return seen;
 }
 
 describe('Dockerfile', () => {
   const stages = [...dockerfile.matchAll(/^FROM (\S+) AS (\S+)$/gm)].map((m) => ({ image: m[1], name: m[2] }));
+  const deps = dockerfile.slice(dockerfile.indexOf('\nFROM '), dockerfile.lastIndexOf('\nFROM '));
   const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  /** The WORKDIR in effect at the first line of the deps stage that matches. */
+  const workdirAt = (line: RegExp): string | undefined => {
+    const at = deps.search(line);
+    return [...deps.slice(0, at).matchAll(/^WORKDIR (\S+)$/gm)].at(-1)?.[1];
+  };
 
-  it('builds on Node 24 slim, the Node the project requires, in a dependency stage and a runtime stage', () => {
+  it('builds on Node 24 slim by default, the Node the project requires, in a dependency stage and a runtime stage', () => {
     expect(/^ARG NODE_IMAGE=node:24-slim$/m.test(dockerfile)).toBe(true);
     expect(rootPackage.engines.node).toBe('>=24');
     expect(stages).toEqual([
@@ -29,6 +73,7 @@ describe('Dockerfile', () => {
       { image: '${NODE_IMAGE}', name: 'runtime' },
     ]);
     expect(runtime).toContain('COPY --from=deps /app /app');
+    expect(runtime.match(/^COPY /gm)).toHaveLength(1);
   });
 
   it("installs the pnpm of package.json's packageManager, and production dependencies only, from the lockfile", () => {
@@ -36,7 +81,19 @@ describe('Dockerfile', () => {
     expect(`pnpm@${pnpm}`).toBe(rootPackage.packageManager);
     expect(dockerfile).toMatch(/^RUN pnpm fetch --prod\b/m);
     expect(dockerfile).toMatch(/^RUN pnpm install --prod --frozen-lockfile --offline\b/m);
-    expect(dockerfile).not.toMatch(/pnpm install(?![^\n]*--prod)/);
+    expect(dockerfile).not.toMatch(/^RUN [^\n]*pnpm install(?![^\n]*--prod)/m);
+  });
+
+  it('installs only the gateway, the projector and the operator and what they depend on', () => {
+    const install = /^RUN pnpm install (?:[^\n]*\\\n)*[^\n]*/m.exec(dockerfile)?.[0] ?? '';
+    expect([...install.matchAll(/--filter '([^']+)'/g)].map((m) => m[1])).toEqual(IMAGE_PACKAGES.map((p) => `${p}...`));
+  });
+
+  it('fetches the whole lockfile outside /app, so that the runtime stage copies only what the filtered install links', () => {
+    // pnpm fetch fills the virtual store of its directory with every importer's packages (the dev stack's too).
+    expect(workdirAt(/^RUN pnpm fetch /m)).not.toBe('/app');
+    expect(workdirAt(/^COPY \. \.$/m)).toBe('/app');
+    expect(workdirAt(/^RUN pnpm install /m)).toBe('/app');
   });
 
   it('runs as a numeric non-root user and starts the gateway by default', () => {
@@ -44,21 +101,60 @@ describe('Dockerfile', () => {
     expect(user).not.toBeNull();
     expect(Number(user![1])).toBeGreaterThan(0);
     expect(runtime).toMatch(/^CMD \["node", "services\/gateway\/src\/main\.ts"\]$/m);
-    expect(runtime).toMatch(/^EXPOSE 8080 9091$/m);
+    expect(runtime).toMatch(/^EXPOSE 8080 9090 9091$/m);
+  });
+});
+
+describe('.dockerignore', () => {
+  const ig = ignore().add(read('.dockerignore').split('\n'));
+  const files = contextFiles();
+  const ws = workspace();
+  const closure = imageClosure(ws);
+
+  it('sends the manifests, the sources of the packages the image installs, schemas/, migrations/ and every entry point', () => {
+    const needed = (f: string): boolean =>
+      ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml'].includes(f) ||
+      /^(schemas|migrations)\//.test(f) ||
+      [...closure].some((name) => {
+        const dir = ws.get(name)!.dir;
+        return f === `${dir}/package.json` || (f.startsWith(`${dir}/src/`) && !f.endsWith('.test.ts'));
+      });
+    // Tracked and untracked files of the working tree (less .gitignore), deleted ones left out.
+    const tree = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => f && existsSync(join(REPO, f)));
+    expect(tree.filter(needed).filter((f) => !files.includes(f))).toEqual([]);
+    for (const entry of ENTRY_POINTS) expect(files, entry).toContain(entry);
+    expect(files.filter((f) => !needed(f))).toEqual([]);
   });
 
-  it('sends the builder the manifests, the sources, schemas/, migrations/ and the entry points, and no tests or secrets', () => {
-    const { files, ignores } = buildContext();
-    const needed = (f: string) =>
-      /^(packages|services)\/[^/]+\/(package\.json|src\/.+)$/.test(f) && !f.endsWith('.test.ts')
-        ? true
-        : /^(schemas|migrations)\//.test(f) || ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', 'scripts/migrate.ts'].includes(f);
-    const tree = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' }).split('\n').filter(Boolean);
-    expect(tree.filter(needed).filter((f) => !files.includes(f))).toEqual([]);
-    for (const entry of ['services/gateway/src/main.ts', 'services/projector/src/main.ts', 'scripts/migrate.ts']) expect(files).toContain(entry);
-    expect(files.filter((f) => !needed(f))).toEqual([]);
-    for (const secretOrBulk of ['.env', '.env.local', 'node_modules/x', 'packages/db/node_modules/pg/index.js', '.data/kafka/x', '.tools/x', 'deploy/kafka/libs/kafka.jar', 'tests/package.json', '.git/config']) {
-      expect(ignores(secretOrBulk), secretOrBulk).toBe(true);
+  it('leaves out the workspace packages no service of the image depends on (the dev stack), with their manifests', () => {
+    expect(closure.has('@ingest/devstack')).toBe(false);
+    const sent = [...ws.values()].filter((m) => files.includes(`${m.dir}/package.json`)).map((m) => m.name);
+    expect(sent.sort(), 'exclude a package no image service depends on in .dockerignore').toEqual([...closure].sort());
+    for (const f of ['packages/devstack/package.json', 'packages/devstack/src/index.ts']) expect(ig.ignores(f), f).toBe(true);
+  });
+
+  it('sends no tests, fixtures, scripts, secrets or installed modules', () => {
+    for (const path of [
+      '.env',
+      '.env.local',
+      'node_modules/x',
+      'packages/db/node_modules/pg/index.js',
+      'packages/db/src/node_modules/x.js',
+      'packages/domain/testing/index.ts',
+      'services/gateway/testing/testGateway.ts',
+      'services/gateway/src/auth.unit.test.ts',
+      'packages/db/README.md',
+      'scripts/migrate.ts',
+      'scripts/image.ts',
+      '.data/kafka/x',
+      '.tools/x',
+      'deploy/kafka/libs/kafka.jar',
+      'tests/package.json',
+      '.git/config',
+    ]) {
+      expect(ig.ignores(path), path).toBe(true);
     }
   });
 });
