@@ -79,6 +79,9 @@ export async function startPipeline(
     PRUNE_INTERVAL: '1h',
     // Likewise the table upkeep (upkeep.runOnce): no VACUUM or ANALYZE between a test's steps.
     DB_UPKEEP_INTERVAL: '1h',
+    // A test's gateway stops at once; the drain's linger has its own test (drain.unit.test.ts) and
+    // npm run test:deploy's rolling restart.
+    SHUTDOWN_LINGER: '0',
     ...opts.kafka?.env,
     ...opts.env,
   };

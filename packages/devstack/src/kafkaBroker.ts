@@ -264,7 +264,8 @@ export async function startKafkaBroker(opts: StartKafkaBrokerOptions): Promise<K
     saslSsl = { port: opts.saslSsl.port, users: opts.saslSsl.users, tls: devTlsPaths(join(dataDir, 'tls')) };
   }
   // keytool runs while the storage is formatted (both are JVM starts; format does not read the keystore).
-  const tlsMade = saslSsl ? makeDevTls(join(dataDir, 'tls'), saslSsl.tls).then(() => Date.now()) : Promise.resolve(tlsAt);
+  const commonName = opts.cluster ? `kafka-node-${opts.cluster.nodeId}.localhost` : 'localhost';
+  const tlsMade = saslSsl ? makeDevTls(join(dataDir, 'tls'), saslSsl.tls, commonName).then(() => Date.now()) : Promise.resolve(tlsAt);
   tlsMade.catch(() => {});
   const propsFile = join(dataDir, 'server.properties');
   const node = opts.cluster ? { nodeId: opts.cluster.nodeId, voters: opts.cluster.voters, clusterSize: opts.cluster.size } : {};

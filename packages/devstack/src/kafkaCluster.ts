@@ -1,11 +1,13 @@
 // A KRaft cluster of N local nodes (issue 14): each node is broker and controller, all vote in one
 // static quorum, and the internal topics are replicated 3 ways (min ISR 2) once there are 3 nodes.
-// Node i listens on basePort + 100·(i-1) and controls on that + 1: 9092/9093, 9192/9193, 9292/9293.
+// Node i listens on basePort + 100·(i-1) and controls on that + 1: 9092/9093, 9192/9193, 9292/9293;
+// with `saslSsl`, clients reach it over SASL_SSL on that + 2 (the brokers talk among themselves on the
+// plaintext listener, as a cluster's replication network would be kept apart from its clients').
 // A node can be killed (kill -9) and started again on its data, as a failed broker would come back.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { warmUpGroupCoordinator } from './kafkaProbe.ts';
-import { startKafkaBroker, type KafkaBroker, type Log } from './kafkaBroker.ts';
+import { startKafkaBroker, type DevKafkaUser, type KafkaBroker, type Log } from './kafkaBroker.ts';
 import { readKafkaVersion, type KafkaVersion } from './kafkaVersions.ts';
 
 export interface StartKafkaClusterOptions {
@@ -21,6 +23,8 @@ export interface StartKafkaClusterOptions {
   fresh?: boolean;
   /** Default: KAFKA_VERSION (3.9.2 when unset); every node, restarts included, runs this one. */
   version?: KafkaVersion;
+  /** A SASL_SSL listener on each node (SCRAM users made at format time, a throwaway certificate per node, made afresh at each start: a node restarted later has one the bundle does not hold). */
+  saslSsl?: { users: DevKafkaUser[] };
 }
 
 export interface KafkaClusterNode {
@@ -36,6 +40,8 @@ export interface KafkaClusterNode {
 
 export interface KafkaCluster {
   brokers: string[];
+  /** With the saslSsl option: the nodes' SASL_SSL addresses and the PEM bundle of their certificates (what clients trust). */
+  saslSsl?: { brokers: string[]; caBundle: string };
   version: KafkaVersion;
   nodes: KafkaClusterNode[];
   /** Settles when the first node ends on its own (not by kill9 or stop). */
@@ -73,6 +79,7 @@ export async function startKafkaCluster(opts: StartKafkaClusterOptions): Promise
       timeoutMs: opts.timeoutMs ?? 120_000,
       cluster: { nodeId: p.nodeId, voters, size: opts.size },
       version,
+      ...(opts.saslSsl ? { saslSsl: { port: p.port + 2, users: opts.saslSsl.users } } : {}),
     });
 
   const current = new Map<number, KafkaBroker>();
@@ -100,6 +107,13 @@ export async function startKafkaCluster(opts: StartKafkaClusterOptions): Promise
     throw failed.reason;
   }
   const brokers = ports.map((p) => `127.0.0.1:${p.port}`);
+  // Each node made its own certificate: clients trust the bundle of all of them.
+  const saslSsl = opts.saslSsl
+    ? {
+        brokers: ports.map((p) => `127.0.0.1:${p.port + 2}`),
+        caBundle: [...current.values()].map((b) => readFileSync(b.saslSsl!.caFile, 'utf8')).join(''),
+      }
+    : undefined;
   await warmUpGroupCoordinator(brokers);
   log(`Kafka ${version} cluster of ${opts.size} ready on ${brokers.join(',')}`);
 
@@ -123,5 +137,5 @@ export async function startKafkaCluster(opts: StartKafkaClusterOptions): Promise
       return Date.now() - t0;
     },
   }));
-  return { brokers, version, nodes, exited, stop };
+  return { brokers, version, nodes, exited, stop, ...(saslSsl ? { saslSsl } : {}) };
 }

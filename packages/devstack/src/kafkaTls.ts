@@ -40,8 +40,12 @@ export function devTlsPaths(dir: string): DevTls {
   return { caFile: join(dir, 'ca.pem'), keystoreFile: join(dir, 'broker.p12'), keystorePassword: randomBytes(12).toString('hex') };
 }
 
-/** Makes the files `devTlsPaths` names (they can be written into server.properties first). */
-export async function makeDevTls(dir: string, paths: DevTls = devTlsPaths(dir)): Promise<DevTls> {
+/**
+ * Makes the files `devTlsPaths` names (they can be written into server.properties first). The nodes
+ * of a cluster each make their own, and clients trust the bundle of all of them: each needs a subject
+ * of its own (`commonName`), as a TLS library looks a trusted certificate up by its subject name.
+ */
+export async function makeDevTls(dir: string, paths: DevTls = devTlsPaths(dir), commonName = 'localhost'): Promise<DevTls> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const { caFile, keystoreFile, keystorePassword: password } = paths;
@@ -55,7 +59,7 @@ export async function makeDevTls(dir: string, paths: DevTls = devTlsPaths(dir)):
     '-groupname',
     'secp256r1',
     '-dname',
-    'CN=localhost',
+    `CN=${commonName}`,
     '-validity',
     '30',
     '-ext',

@@ -17,6 +17,7 @@ import {
 import { buildApp } from './app.ts';
 import { answerClientError } from './clientError.ts';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
+import { drainableServer } from './drain.ts';
 import { createReplyWaiter } from './replies.ts';
 
 export interface RunningGateway {
@@ -26,9 +27,13 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-export function readGatewayConfig(
-  env: NodeJS.ProcessEnv,
-): GatewayConfig & { port: number; host: string; metricsPort: number | undefined; dryRunStatementTimeoutMs: number } {
+export function readGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig & {
+  port: number;
+  host: string;
+  metricsPort: number | undefined;
+  shutdownLingerMs: number;
+  dryRunStatementTimeoutMs: number;
+} {
   return {
     resultRetentionMs: setting(env, 'RESULT_RETENTION'),
     resendWindowMs: DEFAULT_GATEWAY_CONFIG.resendWindowMs,
@@ -50,6 +55,7 @@ export function readGatewayConfig(
     port: setting(env, 'PORT'),
     host: setting(env, 'HOST'),
     metricsPort: setting(env, 'METRICS_PORT'),
+    shutdownLingerMs: setting(env, 'SHUTDOWN_LINGER'),
   };
 }
 
@@ -80,7 +86,7 @@ export async function runGateway(
     applicationName: 'ingest-gateway',
     onError: (err) => log.warn({ err }, 'database connection lost'),
   });
-  // Dry runs (issue 16) hold a connection for a whole projection: their own few, so that a burst
+  // Dry runs (D22) hold a connection for a whole projection: their own few, so that a burst
   // of them never starves the write path's request records.
   const dryRunPool = createPool({
     connectionString: common.databaseUrl,
@@ -137,8 +143,9 @@ export async function runGateway(
     },
     positions,
     metricsOnApiPort: config.metricsPort === undefined,
-    // Ready (issue 15 item 7): PostgreSQL answers, the LISTEN connection for replies is up, and the
-    // broker answered one of the last three polls of the lag monitor (the producer's brokers).
+    // Ready (docs/operations.md "Observability"): PostgreSQL answers, the LISTEN connection for
+    // replies is up, and the broker answered one of the last three polls of the lag monitor
+    // (the producer's brokers).
     isReady: async () => {
       const [database, ...others] = await Promise.all([
         pool.query('SELECT 1').then(
@@ -153,12 +160,12 @@ export async function runGateway(
       return { database: database === true, listen: listener.connected(), kafka: backlog.healthy(), ...more };
     },
   });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-  });
+  // Stopping ends clients' keep-alive connections after an answer instead of under a request (drain.ts).
+  const { server, drain } = drainableServer(app);
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   // Slow max-size uploads must not be cut off; keep-alive slightly above common LB idle timeouts.
   server.requestTimeout = 120_000;
-  // Node's parser errors (bad headers or chunking) in the spec's JSON shape, not bare text (issue 12).
+  // Node's parser errors (bad headers or chunking) in the spec's JSON shape, not bare text.
   server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
   const address = server.address();
@@ -174,10 +181,7 @@ export async function runGateway(
     port,
     ...(metricsPort === undefined ? {} : { metricsPort }),
     stop: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await drain(config.shutdownLingerMs);
       // Scraped until the API has drained, so the last requests' counts can still be read.
       if (metricsServer) await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       await replies.close();

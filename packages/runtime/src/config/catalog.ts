@@ -1,4 +1,4 @@
-// Every setting of every process, in one place (issue 15 item 9): its name, what it accepts, its
+// Every setting of every process, in one place: its name, what it accepts, its
 // default, which processes read it and what it means. Processes read settings only through
 // `setting()` (settings.ts), validate them all at start (`checkSettings`), print them with `--help`,
 // and the settings table of docs/operations.md is generated from this list (`npm run gen`; `npm test` fails on a
@@ -79,6 +79,11 @@ export const SETTINGS = {
   }),
   PORT: def(integer(0, 65535), '8080', { group: 'HTTP', roles: ['gateway'], doc: 'Gateway port (`0` = any free port).' }),
   HOST: def(text('a bind address'), '0.0.0.0', { group: 'HTTP', roles: ['gateway'], doc: 'Gateway bind address.' }),
+  SHUTDOWN_LINGER: def(duration(0), '2s', {
+    group: 'HTTP',
+    roles: ['gateway'],
+    doc: "How long a stopping gateway keeps its clients' idle keep-alive connections open, answering each request that still arrives on one with `Connection: close`, before it closes those still idle. Behind a Service (kube-proxy), connections made before the pod left the endpoints still lead to it; closing an idle one at the moment a client sends on it resets that request. `0`: closed at once.",
+  }),
   METRICS_PORT: def(integer(0, 65535), undefined, {
     group: 'HTTP',
     roles: ['gateway'],
@@ -447,7 +452,7 @@ export const SETTINGS = {
   KAFKA_CLUSTER_SIZE: def(integer(1, 5), '1', {
     group: 'Dev stack',
     roles: ['dev'],
-    doc: '`3`: when no `KAFKA_BROKERS` is set, `npm start` and the test setup run a local KRaft cluster of that many nodes (ports 9092, 9192, 9292; data in `.data/kafka-cluster/`) instead of one broker, and topics default to replication 3 and `min.insync.replicas` 2 (issue 14). A Kafka already on 127.0.0.1:9092 is reused only if it has that many brokers.',
+    doc: '`3`: when no `KAFKA_BROKERS` is set, `npm start` and the test setup run a local KRaft cluster of that many nodes (ports 9092, 9192, 9292; data in `.data/kafka-cluster/`) instead of one broker, and topics default to replication 3 and `min.insync.replicas` 2. A Kafka already on 127.0.0.1:9092 is reused only if it has that many brokers.',
   }),
   KAFKA_VERSION: def(oneOf(['3.9.2', '4.4.0'] as const), '3.9.2', {
     group: 'Dev stack',

@@ -67,7 +67,9 @@ describe('the catalog', () => {
     };
     for (const dir of ['services', 'packages', 'scripts']) walk(join(ROOT, dir));
     // Node's own variables (NODE_EXTRA_CA_CERTS: the image build hands the host's CA bundle on) are not ours.
-    const outside = [...read].filter((v) => !(v in SETTINGS) && !/_FILE$/.test(v) && !['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'PATH'].includes(v));
+    const outside = [...read].filter(
+      (v) => !(v in SETTINGS) && !/_FILE$/.test(v) && !['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'PATH'].includes(v),
+    );
     expect(outside).toEqual([]);
   });
 });
