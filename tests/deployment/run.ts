@@ -44,6 +44,7 @@ const DB_LOGIN_PASSWORD = `ingest-${Math.random().toString(36).slice(2)}`;
 
 const failures: string[] = [];
 const cleanups: Array<() => Promise<void>> = [];
+let stopEndpoints = (): void => {};
 /** The pods running now (the rollouts replace them in place). */
 const gateways: RunningPod[] = [];
 const projectors: RunningPod[] = [];
@@ -174,7 +175,7 @@ async function main(): Promise<void> {
     shown = now;
   };
   const endpointsTimer = setInterval(refreshEndpoints, 250);
-  cleanups.push(async () => clearInterval(endpointsTimer));
+  stopEndpoints = () => clearInterval(endpointsTimer);
   const logs = join(RUN, 'logs');
   for (let i = 0; i < replicasOf(projectorDeployment); i++)
     projectors.push(await startPod(await plan(projectorDeployment), image, logs, say));
@@ -337,6 +338,8 @@ try {
   failures.push(err instanceof Error ? (err.stack ?? err.message) : String(err));
   console.error(`deployment test stopped: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
 } finally {
+  // The Service is not followed any more while everything stops (no endpoint lines after the summary).
+  stopEndpoints();
   await Promise.all([...gateways, ...projectors].map((p) => p.terminate().catch(() => {})));
   for (const c of cleanups.reverse()) await c().catch((err: unknown) => say(`cleanup: ${String(err)}`));
 }
