@@ -4,7 +4,8 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Partitioners } from 'kafkajs';
 import { createStack, PARTITIONS, type OwnBroker, type Stack, type Template } from './infra.ts';
-import { createLoad, INGEST_SECRET, type Load, type LoadOptions, type Sent, type Shop, type Target } from './load.ts';
+import { setupShops } from './setupShops.ts';
+import { createLoad, type Load, type LoadOptions, type Sent, type Shop, type Target } from './load.ts';
 import { serviceHost, type Service, type ServiceHost } from './procs.ts';
 import { getCommand, verify, waitQuiescent, type Verdict } from './verify.ts';
 
@@ -91,29 +92,7 @@ const partitionMetadata = Array.from({ length: PARTITIONS }, (_, i) => ({
 /** The partition the producer (kafkajs' default partitioner, as the gateway uses) puts a shop on. */
 export const partitionOf = (shop: string): number => partitioner({ topic: 'x', partitionMetadata, message: { key: shop, value: null } });
 
-export async function post(
-  port: number,
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: any; text: string }> {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-ingest-secret': INGEST_SECRET, ...headers },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await res.text();
-  let json: any = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = null;
-  }
-  return { status: res.status, body: json, text };
-}
-
-export const BASE_AVAILABLE = 1_000_000;
+export { BASE_AVAILABLE, post } from './client.ts';
 
 export async function makeCtx(name: string, suite: Suite): Promise<Ctx> {
   const dir = join(suite.runDir, name);
@@ -152,27 +131,7 @@ export async function makeCtx(name: string, suite: Suite): Promise<Ctx> {
       return names;
     },
     setupShops: async (via, names) => {
-      const shops: Shop[] = names.map((shop) => ({ shop, locationId: '', base: BASE_AVAILABLE }));
-      await Promise.all(
-        shops.map(async (s) => {
-          const loc = await post(via.port, '/api/admin/locations', { shop: s.shop, locations: [{ name: 'Fault store' }] });
-          if (loc.status !== 200) throw new Error(`setup: locations for ${s.shop}: ${loc.status} ${loc.text}`);
-          s.locationId = loc.body.locations[0].location_id;
-          const prod = await post(via.port, '/api/ingest/products', {
-            shop: s.shop,
-            products: [{ barcode: 'INV', product_name: 'Inventory probe' }],
-          });
-          if (prod.status !== 200) throw new Error(`setup: product for ${s.shop}: ${prod.status} ${prod.text}`);
-          const lvl = await post(via.port, '/api/ingest/inventory-available', {
-            shop: s.shop,
-            source_system: 'faults-setup',
-            mode: 'absolute',
-            location_id: s.locationId,
-            lines: [{ barcode: 'INV', available_qty: BASE_AVAILABLE }],
-          });
-          if (lvl.status !== 200) throw new Error(`setup: level for ${s.shop}: ${lvl.status} ${lvl.text}`);
-        }),
-      );
+      const shops = await setupShops(via.port, names);
       note(`${shops.length} shops set up (partitions ${shops.map((s) => partitionOf(s.shop)).join(',')})`);
       return shops;
     },
