@@ -1,6 +1,7 @@
 // Import rules of the workspace (docs/architecture.md "Contracts and fixtures"), checked by
 // `npm test` (scripts/test.ts): no cycles, and no import upwards between the layers
 //   packages/domain  (pure deciders)      ← packages/contracts (schemas, generated types) only
+//   packages/runtime (config, observability, process) ← nothing of the workspace: the adapters build on it
 //   packages/*       (adapters, runtime)  ← never services/*, scripts/, tests/, bench/
 //   services/*       (gateway, projector, operator) ← never scripts/, tests/, bench/, nor each other
 // and every workspace is imported by its package name, never by a path into its src/.
@@ -20,6 +21,14 @@ module.exports = {
       comment: 'packages/domain holds the pure deciders: it imports nothing of the workspace but contracts (STYLE.md).',
       from: { path: '^packages/domain/src' },
       to: { path: '^(packages/(?!domain|contracts)[^/]+|services|scripts|tests|bench)/' },
+    },
+    {
+      name: 'runtime-is-the-base',
+      severity: 'error',
+      comment:
+        "packages/runtime is what every package is built on: it imports no other workspace. An adapter's settings and the rules between them live with the adapter (packages/kafka settingsChecks.ts), and entry points pass them to settingsAtStart.",
+      from: { path: '^packages/runtime/' },
+      to: { path: '^(packages/(?!runtime/)[^/]+|services|scripts|tests|bench)/' },
     },
     {
       name: 'packages-below-services',
@@ -63,7 +72,7 @@ module.exports = {
       name: 'runtime-through-its-index',
       severity: 'error',
       comment:
-        'packages/runtime is split by purpose (config, kafka, observability, process, calendar) behind one index: import @ingest/runtime, not its folders.',
+        'packages/runtime is split by purpose (config, observability, process) behind one index: import @ingest/runtime (its fixtures @ingest/runtime/testing), not its folders.',
       from: { pathNot: '^packages/runtime/' },
       to: { path: '^packages/runtime/src/(?!index\\.ts$)' },
     },

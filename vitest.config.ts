@@ -30,7 +30,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['tests/integration/**/*.int.test.ts'],
+          include: ['tests/integration/**/*.int.test.ts', 'packages/*/src/**/*.int.test.ts'],
           environment: 'node',
           globalSetup: ['tests/support/globalSetup.ts'],
           testTimeout: 60_000,

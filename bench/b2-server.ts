@@ -4,8 +4,9 @@ import { createServer, type Server } from 'node:http';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool } from '@ingest/db';
 import { buildApp, DEFAULT_GATEWAY_CONFIG, type ReplyWaiter } from '@ingest/gateway';
-import { createCommandLog, createKafka, createMessageSink, type CommandLog, type MessageSink } from '@ingest/kafka';
-import { createRegistry, readKafkaSecurity, silentLogger } from '@ingest/runtime';
+import { createCommandLog, createKafka, createMessageSink, readKafkaSecurity, type CommandLog, type MessageSink } from '@ingest/kafka';
+import { createRegistry } from '@ingest/runtime';
+import { silentLogger } from '@ingest/runtime/testing';
 import { serveBench } from './lib/serverProcess.ts';
 
 // The same TLS/SASL settings as the services, for a KAFKA_BROKERS cluster that needs them.

@@ -7,13 +7,14 @@ import {
   createMessageSink,
   ensureTopics,
   MAX_MESSAGE_BYTES,
+  readKafkaSecurity,
   startLagMonitor,
   topicPlan,
   type LagMonitor,
   type TopicNames,
 } from '@ingest/kafka';
 import { runProjector, type RunningProjector } from '@ingest/projector';
-import { readKafkaSecurity, silentLogger } from '@ingest/runtime';
+import { silentLogger } from '@ingest/runtime/testing';
 import { createBenchDatabase } from './lib/db.ts';
 import { percentile, round, say, sleep } from './lib/util.ts';
 

@@ -8,13 +8,15 @@ import {
   createKafka,
   createMessageSink,
   ensureTopics,
+  readKafkaSecurity,
   topicPlan,
   type CommandEnvelopeLike,
   type TopicNames,
 } from '@ingest/kafka';
 import { compareReadModels, replayCommandLog } from '@ingest/operator';
 import { startProjector } from '@ingest/projector';
-import { createRegistry, readKafkaSecurity, silentLogger } from '@ingest/runtime';
+import { createRegistry } from '@ingest/runtime';
+import { silentLogger } from '@ingest/runtime/testing';
 import {
   availableDeltaCommand,
   levelsAbsoluteCommand,

@@ -6,8 +6,7 @@
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createPool, type Pool } from '@ingest/db';
-import { readKafkaSecurity } from '@ingest/runtime';
-import { createKafka, ensureTopics, topicPlan, type TopicNames } from '@ingest/kafka';
+import { createKafka, ensureTopics, readKafkaSecurity, topicPlan, type TopicNames } from '@ingest/kafka';
 import { createBenchDatabase } from './lib/db.ts';
 import { ServerProcess } from './lib/serverProcess.ts';
 import { median, percentile, round, say, sleep } from './lib/util.ts';

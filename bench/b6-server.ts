@@ -10,9 +10,10 @@ import { SchemaRegistry } from '@ingest/contracts';
 import { createListener, createPool, startTableUpkeep, withTransaction } from '@ingest/db';
 import type { Command } from '@ingest/domain';
 import { buildApp, DEFAULT_GATEWAY_CONFIG, runGateway, type ReplyWaiter } from '@ingest/gateway';
-import { createKafka, createMessageSink, type CommandLog } from '@ingest/kafka';
+import { createKafka, createMessageSink, readKafkaSecurity, type CommandLog } from '@ingest/kafka';
 import { runProjector, startRelay } from '@ingest/projector';
-import { createLogger, createRegistry, readCommonConfig, setting, silentLogger } from '@ingest/runtime';
+import { createLogger, createRegistry, readCommonConfig, setting } from '@ingest/runtime';
+import { silentLogger } from '@ingest/runtime/testing';
 import { applyCommand } from '@ingest/projection';
 import { serveBench } from './lib/serverProcess.ts';
 import { startSpanLog } from './lib/spanLog.ts';
@@ -67,7 +68,7 @@ if (mode === 'pipeline') {
   const requests = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-bench-peer-gateway' });
   const writes = createPool({ connectionString: common.databaseUrl, role, max: 10, applicationName: 'ingest-bench-peer-apply' });
   const sink = await createMessageSink(
-    createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-bench-peer' }),
+    createKafka({ brokers: common.kafkaBrokers, security: readKafkaSecurity(env), clientId: 'ingest-bench-peer' }),
   );
   // The relay reads the log rows it expands on a pool of its own, as the pipeline's does (its
   // projector pool has one applier): on the request pool it queued behind 32 requests waiting for

@@ -6,8 +6,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPool } from '@ingest/db';
 import { acquireKafka, kafkaVersion, REPO_ROOT, type AcquiredKafka } from '@ingest/devstack';
-import { createKafka, ensureTopics, topicPlan } from '@ingest/kafka';
-import { envInt, readKafkaSecurity } from '@ingest/runtime';
+import { createKafka, ensureTopics, readKafkaSecurity, topicPlan } from '@ingest/kafka';
+import { envInt } from '@ingest/runtime';
 import { runB1, type B1Parts, type B1Result } from './b1-apply.ts';
 import { runB2, type B2Result } from './b2-gateway.ts';
 import { runB4, type B4Result } from './b4-e2e.ts';
@@ -352,11 +352,11 @@ interface PropertyRun {
 }
 
 /**
- * The set-based projection against the deciders (the integration property test that
- * `npm test` runs with a few cases), here with many more random command sequences, same seed.
+ * The set-based projection against the deciders (the integration property tests, one per inventory
+ * kind, that `npm test` runs with a few cases), here with many more random command sequences, same seed.
  */
 function longPropertyRun(runs: number): PropertyRun {
-  const test = 'tests/integration/set-based-projection.int.test.ts';
+  const test = 'packages/projection/src/inventory/';
   say(`B1 property: ${test} with PROPERTY_RUNS=${runs}`);
   const t0 = performance.now();
   const r = spawnSync(join(REPO_ROOT, 'node_modules', '.bin', 'vitest'), ['run', '--project', 'integration', test], {

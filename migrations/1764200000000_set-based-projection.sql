@@ -16,7 +16,7 @@ END $$;
 
 -- ids.ts logId(command_id, n): the command id's 48-bit UUIDv7 time, version 8, n in 18 bits (12 in
 -- rand_a, 6 after the variant), then 56 bits of UUIDv5(LOG_NS, command_id || '\0' || n).
--- The property test (tests/integration/set-based-projection.int.test.ts) compares it with logId.
+-- A property test (packages/projection/src/inventory/equivalence/logId.equivalence.int.test.ts) compares it with logId.
 CREATE FUNCTION agent_runtime.log_id(command_id uuid, n integer) RETURNS uuid LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
   SELECT (substr(c, 1, 8) || '-' || substr(c, 9, 4) || '-' ||
           lpad(to_hex(32768 | ((n & 262143) >> 6)), 4, '0') || '-' || lpad(to_hex(128 | (n & 63)), 2, '0') ||

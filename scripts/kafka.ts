@@ -7,7 +7,7 @@
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acquireKafka, brokersFromEnv, DEFAULT_LOCAL_BROKERS, probeKafka } from '@ingest/devstack';
-import { describeKafkaSecurity, readKafkaSecurity } from '@ingest/runtime';
+import { describeKafkaSecurity, readKafkaSecurity } from '@ingest/kafka';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const log = (msg: string) => console.error(`[kafka] ${msg}`);

@@ -4,10 +4,16 @@
 // KAFKA_BROKERS, the pipeline's running broker, or the project's own started on its data.
 import { join } from 'node:path';
 import { acquireKafka, REPO_ROOT } from '@ingest/devstack';
+import { KAFKA_SETTINGS_CHECKS } from '@ingest/kafka';
 import { REPLAY_FLAGS, replayTool, stopSignal } from '@ingest/operator';
 import { settingsAtStart } from '@ingest/runtime';
 
-settingsAtStart({ roles: ['replay'], name: 'npm run replay', usage: `usage: npm run replay [-- ${REPLAY_FLAGS}] [--help]` });
+settingsAtStart({
+  roles: ['replay'],
+  name: 'npm run replay',
+  usage: `usage: npm run replay [-- ${REPLAY_FLAGS}] [--help]`,
+  checks: KAFKA_SETTINGS_CHECKS,
+});
 const say = (msg: string) => console.error(`[replay] ${msg}`);
 const kafka = await acquireKafka({ dataDir: join(REPO_ROOT, '.data', 'kafka'), log: say });
 try {

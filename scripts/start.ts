@@ -6,12 +6,18 @@ import { join } from 'node:path';
 import { createListener } from '@ingest/db';
 import { prepareInfra, REPO_ROOT } from '@ingest/devstack';
 import { runGateway } from '@ingest/gateway';
+import { KAFKA_SETTINGS_CHECKS } from '@ingest/kafka';
 import { runProjector } from '@ingest/projector';
 import { createLogger, createRegistry, onShutdown, readCommonConfig, setting, settingsAtStart, startTracing } from '@ingest/runtime';
 
 if (existsSync(join(REPO_ROOT, '.env'))) process.loadEnvFile(join(REPO_ROOT, '.env'));
 // --help prints every setting; bad settings are all reported before anything starts.
-const warnings = settingsAtStart({ roles: ['gateway', 'projector', 'dev'], name: 'npm start', usage: 'usage: npm start [-- --help]' });
+const warnings = settingsAtStart({
+  roles: ['gateway', 'projector', 'dev'],
+  name: 'npm start',
+  usage: 'usage: npm start [-- --help]',
+  checks: KAFKA_SETTINGS_CHECKS,
+});
 const log = createLogger({ name: 'ingest', level: setting(process.env, 'LOG_LEVEL') });
 for (const w of warnings) log.warn(w);
 const say = (msg: string) => log.info(msg);

@@ -6,11 +6,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@ingest/devstack';
-import { runTopicsCommand, TOPICS_USAGE } from '@ingest/kafka';
+import { KAFKA_SETTINGS_CHECKS, runTopicsCommand, TOPICS_USAGE } from '@ingest/kafka';
 import { settingsAtStart } from '@ingest/runtime';
 
 if (existsSync(join(REPO_ROOT, '.env'))) process.loadEnvFile(join(REPO_ROOT, '.env'));
-settingsAtStart({ roles: ['tools'], name: 'npm run topics', usage: TOPICS_USAGE });
+settingsAtStart({ roles: ['tools'], name: 'npm run topics', usage: TOPICS_USAGE, checks: KAFKA_SETTINGS_CHECKS });
 try {
   process.exitCode = await runTopicsCommand(process.argv.slice(2), process.env, (line) => console.log(line));
 } catch (err) {

@@ -1,17 +1,17 @@
-// Command envelopes exactly as the gateway builds them (services/gateway/src/submit.ts and routes/*):
+// Command envelopes exactly as the gateway builds them (services/gateway/src/commands/submit.ts and routes/*):
 // command_id UUIDv7, kind, shop, received_at, source.endpoint, the kind's meta fields, payload.
-import type {
-  DailySnapshotCommand,
-  InventoryAvailableCommand,
-  InventoryLevelsCommand,
-  InventorySnapshotCommand,
-  OrderLinesUpsertCommand,
-  ProductsUpsertCommand,
-  RegisterChannelsCommand,
-  RegisterLocationsCommand,
-  SnapshotLine,
+import {
+  businessDate,
+  type DailySnapshotCommand,
+  type InventoryAvailableCommand,
+  type InventoryLevelsCommand,
+  type InventorySnapshotCommand,
+  type OrderLinesUpsertCommand,
+  type ProductsUpsertCommand,
+  type RegisterChannelsCommand,
+  type RegisterLocationsCommand,
+  type SnapshotLine,
 } from '@ingest/domain';
-import { businessDate } from '@ingest/runtime';
 import { validOrderRow } from '@ingest/domain/testing';
 import { payloadHash } from '@ingest/gateway';
 import { nextInstant, uuidv7 } from './util.ts';

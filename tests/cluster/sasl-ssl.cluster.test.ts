@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKafkaBroker, type KafkaBroker } from '@ingest/devstack';
-import { createKafka, runTopicsCommand } from '@ingest/kafka';
-import { readKafkaSecurity } from '@ingest/runtime';
+import { createKafka, readKafkaSecurity, runTopicsCommand } from '@ingest/kafka';
 import { newLocation, newProducts, snapshot } from '../support/inventory.ts';
 import { startPipeline, type TestPipeline } from '../support/pipeline.ts';
 

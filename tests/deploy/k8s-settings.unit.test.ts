@@ -8,19 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readGatewayConfig } from '@ingest/gateway';
-import { runTopicsCommand } from '@ingest/kafka';
-import {
-  checkSettings,
-  combinedChecks,
-  describeKafkaSecurity,
-  publicBaseUrl,
-  readCommonConfig,
-  readKafkaSecurity,
-  readTopicReplication,
-  SETTINGS,
-  type Role,
-  type SettingName,
-} from '@ingest/runtime';
+import { describeKafkaSecurity, KAFKA_SETTINGS_CHECKS, readKafkaSecurity, readTopicReplication, runTopicsCommand } from '@ingest/kafka';
+import { checkSettings, combinedChecks, publicBaseUrl, readCommonConfig, SETTINGS, type Role, type SettingName } from '@ingest/runtime';
 import { container, containerEnv, databaseUrl, entryRoles, K8S, OVERLAYS, podSpec, Rendered, secretFile, type Obj } from './k8sRender.ts';
 import { read } from './support.ts';
 
@@ -31,6 +20,8 @@ const PROD_KUSTOMIZATION = read(`${K8S}/overlays/prod/kustomization.yaml`);
 const PROD_DATABASE_URL = databaseUrl(RENDERED.get('prod')!);
 
 const catalog = SETTINGS as Record<string, { roles: readonly Role[]; secret?: boolean; fromFile?: boolean }>;
+/** The rules between settings an entry point checks at start: the Kafka client's (its `checks`), then runtime's. */
+const startChecks = (roles: readonly Role[]) => [...KAFKA_SETTINGS_CHECKS, ...combinedChecks(roles)];
 /** The setting a variable gives: itself, or NAME for NAME_FILE of a setting that may come from a file. */
 function settingOf(variable: string): string | undefined {
   if (catalog[variable]) return variable;
@@ -92,7 +83,7 @@ describe.each(OVERLAYS)('deploy/k8s/overlays/%s', (name) => {
   it("passes each process's start-up check of its settings, with the files its Secrets mount", () => {
     for (const { owner, c, roles, name: where } of containers) {
       const env = startEnv(r, owner, c);
-      expect(checkSettings(env, roles, combinedChecks(roles)), where).toEqual([]);
+      expect(checkSettings(env, roles, startChecks(roles)), where).toEqual([]);
       expect(() => readCommonConfig(env), where).not.toThrow();
     }
   });
@@ -237,7 +228,7 @@ describe('the settings checks', () => {
     expect(secretFile(gateway, c, '/etc/ingest/secrets/other')).toBeUndefined();
     expect(secretFile(gateway, c, '/run/secrets/database-url')).toBeUndefined();
     const env = startEnv(r, gateway, c);
-    expect(checkSettings({ ...env, KAFKA_SASL_PASSWORD_FILE: '/nowhere' }, ['gateway'], combinedChecks(['gateway']))).toEqual([
+    expect(checkSettings({ ...env, KAFKA_SASL_PASSWORD_FILE: '/nowhere' }, ['gateway'], startChecks(['gateway']))).toEqual([
       'KAFKA_SASL_PASSWORD_FILE=/nowhere cannot be read (no such file)',
     ]);
   });

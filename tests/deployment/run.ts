@@ -18,8 +18,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, relative } from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT, startKafkaCluster } from '@ingest/devstack';
-import { createKafka, type TopicNames } from '@ingest/kafka';
-import { readKafkaSecurity } from '@ingest/runtime';
+import { createKafka, readKafkaSecurity, type TopicNames } from '@ingest/kafka';
 import { Rendered, renderOverlay, type Obj } from '../deploy/k8sRender.ts';
 import { createLoad, type Shop } from '../faults/load.ts';
 import { freePort } from '../faults/procs.ts';

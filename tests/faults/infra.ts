@@ -1,15 +1,23 @@
 // The suite's own infrastructure: a Kafka broker it may kill (never the shared one on 9092), a
 // migrated template database, and per scenario a database copy, topics, a consumer group and a
 // TCP proxy in front of PostgreSQL.
-import { readKafkaSecurity } from '@ingest/runtime';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createDatabaseFromTemplate, dropDatabase, ensureDatabase, migrate, withDatabase } from '@ingest/db';
 import { REPO_ROOT, startKafkaBroker, startKafkaCluster, type KafkaBroker, type KafkaClusterNode } from '@ingest/devstack';
-import { createKafka, ensureTopics, topicPlan, type Kafka, type TopicNames } from '@ingest/kafka';
-import { PRODUCTION_REPLICATION, SINGLE_BROKER_REPLICATION, type TopicReplication } from '@ingest/runtime';
+import {
+  createKafka,
+  ensureTopics,
+  PRODUCTION_REPLICATION,
+  readKafkaSecurity,
+  SINGLE_BROKER_REPLICATION,
+  topicPlan,
+  type Kafka,
+  type TopicNames,
+  type TopicReplication,
+} from '@ingest/kafka';
 import { CRON_SECRET, INGEST_SECRET } from './load.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy.ts';
 

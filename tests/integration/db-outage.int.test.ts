@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createListener, type Listener } from '@ingest/db';
 import { runGateway } from '@ingest/gateway';
-import { silentLogger } from '@ingest/runtime';
+import { silentLogger } from '@ingest/runtime/testing';
 import { CRON_SECRET, INGEST_SECRET, get, post, startPipeline, waitFor, type HttpResult, type TestPipeline } from '../support/pipeline.ts';
 import { startTcpProxy, throughProxy, type TcpProxy } from '../support/tcpProxy.ts';
 

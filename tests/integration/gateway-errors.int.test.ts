@@ -7,7 +7,7 @@ import { CRON_SECRET, get, INGEST_SECRET, post, startPipeline, type HttpResult, 
 // that need Kafka, the projector or PostgreSQL (a 200 applied, a command's visibility by shop, the
 // in-flight bound with real applies) or runGateway's own server (Node's parser errors, BODY_TIMEOUT).
 // The rule matrices (D8, D9, D11, D12, auth before body, hostile bodies) are tested at the
-// HTTP edge with in-memory ports: services/gateway/src/errorCatalog.unit.test.ts.
+// HTTP edge with in-memory ports: services/gateway/src/errors/catalog.unit.test.ts.
 let p: TestPipeline;
 beforeAll(async () => {
   p = await startPipeline();

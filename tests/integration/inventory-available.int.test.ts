@@ -22,7 +22,7 @@ import {
 // Endpoint 5, POST /api/ingest/inventory-available: only available_qty changes; absolute and
 // delta modes; clamping; D15a (lines_unchanged), D15b (stale absolute), D19 (delta dedupe shared
 // with endpoint 3); logs only on change; no daily rows. Request shapes and 4xx answers are the
-// gateway's (services/gateway/src/inventoryEdge.unit.test.ts); decisions made before any SQL runs
+// gateway's (services/gateway/src/routes/inventoryEdge.unit.test.ts); decisions made before any SQL runs
 // (dedupe, reuse warning, repeated barcodes) are the decider's (packages/domain/src/inventory/*.unit.test.ts).
 let p: TestPipeline;
 beforeAll(async () => {

@@ -18,7 +18,7 @@ import {
 // Endpoint 3, POST /api/inventory-levels/bulk-upsert (D17): lines for several locations, absolute
 // or delta for the five quantities, clamping, per-line unresolved reasons, levels_set /
 // levels_delta logs, stock_zero in the response (D18), D15b for absolute lines. Request shapes and
-// 4xx answers: services/gateway/src/inventoryEdge.unit.test.ts; D19 dedupe and per-line unresolved
+// 4xx answers: services/gateway/src/routes/inventoryEdge.unit.test.ts; D19 dedupe and per-line unresolved
 // reasons: packages/domain/src/inventory/*.unit.test.ts (the SQL path of D19 is shown by
 // inventory-available's cases, per-line locations by inventory-locations').
 let p: TestPipeline;

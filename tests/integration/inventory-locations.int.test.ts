@@ -18,7 +18,7 @@ import {
 // endpoints resolve a location reference in PostgreSQL (spec: Location reference). The decisions
 // given the matches (422 location_unresolved / location_ambiguous) are the deciders'
 // (packages/domain/src/inventory/*.unit.test.ts, registry/decideRegistry.unit.test.ts); auth and
-// request shapes are the gateway's (services/gateway/src/inventoryEdge.unit.test.ts).
+// request shapes are the gateway's (services/gateway/src/routes/inventoryEdge.unit.test.ts).
 let p: TestPipeline;
 beforeAll(async () => {
   p = await startPipeline({ env: INVENTORY_ENV });

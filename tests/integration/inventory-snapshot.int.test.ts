@@ -21,7 +21,7 @@ import {
 // Endpoint 4, POST /api/ingest/inventory-snapshot: behaviour rules 1-5 of the spec with D15
 // (scope), D15a (counting), D15b (late absolute writes), D16 (daily row), D16b (unchanged daily
 // rows) and D6a (in-order lines), through the SQL path. Request shapes, D11 statuses and the
-// inventory_as_of range: services/gateway/src/inventoryEdge.unit.test.ts.
+// inventory_as_of range: services/gateway/src/routes/inventoryEdge.unit.test.ts.
 let p: TestPipeline;
 beforeAll(async () => {
   p = await startPipeline({ env: INVENTORY_ENV });
@@ -459,7 +459,7 @@ describe('D15b: late absolute writes do not win', () => {
 });
 
 describe('size and the business range', () => {
-  it('a 10,000-line snapshot is accepted (200) and written in full (10,001 lines: services/gateway/src/inventoryEdge.unit.test.ts)', async () => {
+  it('a 10,000-line snapshot is accepted (200) and written in full (10,001 lines: services/gateway/src/routes/inventoryEdge.unit.test.ts)', async () => {
     const shop = uniqueShop('big');
     const loc = await newLocation(p, shop, 'Big store');
     const barcodes = Array.from({ length: 10_000 }, (_, i) => `49${String(i).padStart(11, '0')}`);
@@ -486,7 +486,7 @@ describe('size and the business range', () => {
     const r = await snapshot(p, body(shop, loc, [{ barcode: 'A', on_hand_qty: 1 }], { inventory_as_of: '2000-01-01T00:00:00Z' }));
     expect(r.status, r.text).toBe(200);
     expect((await dailyRows(p, shop)).map((d) => d.snapshot_date)).toEqual(['2000-01-01']);
-    // The refusals before the range (422, in UTC whatever the offset): services/gateway/src/inventoryEdge.unit.test.ts.
+    // The refusals before the range (422, in UTC whatever the offset): services/gateway/src/routes/inventoryEdge.unit.test.ts.
   });
 });
 

@@ -12,7 +12,7 @@ import { INGEST_SECRET, post, startPipeline, type HttpResult, type TestPipeline 
 // packages/domain/src/orders/validateRow.unit.test.ts, registry and product checks, change types,
 // D6a batches and the dry run's answer (D21, D22) in decideOrderLines.unit.test.ts, and the request's
 // shape, limit, authentication and command (spec Errors and Limits, D11) at the HTTP edge in
-// services/gateway/src/orderLines.unit.test.ts.
+// services/gateway/src/routes/orderLines.unit.test.ts.
 
 let p: TestPipeline;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { CRON_SECRET, INGEST_SECRET, post, startPipeline, type TestPipeline } fr
 
 // Endpoints 1 and 2 of the spec, end to end: HTTP -> Kafka -> projector -> PostgreSQL -> reply.
 // The rules case by case: packages/domain/src/products/*.unit.test.ts (the decider) and
-// services/gateway/src/{productItems,unknownFields}.unit.test.ts (per-item checks, D27).
+// services/gateway/src/routes/{productItems,unknownFields}.unit.test.ts (per-item checks, D27).
 let p: TestPipeline;
 beforeAll(async () => {
   p = await startPipeline();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka } from '@ingest/kafka';
 import { runProjector, type RunningProjector } from '@ingest/projector';
-import { setting, silentLogger } from '@ingest/runtime';
+import { setting } from '@ingest/runtime';
+import { silentLogger } from '@ingest/runtime/testing';
 import { INGEST_SECRET, post, startPipeline, TEST_FETCH_WAIT_MS, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
 // PROJECTOR_ROLES splits what a projector process runs, so a deployment can scale

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createListener, createPool, type Listener, type Pool } from '@ingest/db';
 import { createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
 import { startRelay, type Relay } from '@ingest/projector';
-import { createLogger, createRegistry, silentLogger, type Logger } from '@ingest/runtime';
+import { createLogger, createRegistry, type Logger } from '@ingest/runtime';
+import { silentLogger } from '@ingest/runtime/testing';
 import { startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
 // One publisher (docs/operations.md "Faults and outages"): after the session holding the leader

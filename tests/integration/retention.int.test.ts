@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka } from '@ingest/kafka';
 import { runProjector } from '@ingest/projector';
-import { silentLogger } from '@ingest/runtime';
+import { silentLogger } from '@ingest/runtime/testing';
 import { INGEST_SECRET, get, post, startPipeline, TEST_FETCH_WAIT_MS, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
 // Bounded state (docs/operations.md#retention): agent_runtime grew forever, and exactly-once (D4)

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SpanKind, createLogger, startTracingInMemory } from '@ingest/runtime';
+import { SpanKind, createLogger } from '@ingest/runtime';
+import { startTracingInMemory } from '@ingest/runtime/testing';
 import { INGEST_SECRET, get, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
 // Tracing (docs/operations.md "Tracing and logs") through the real broker and database: the

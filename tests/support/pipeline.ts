@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { createDatabaseFromTemplate, createPool, dropDatabase, type Pool } from '@ingest/db';
 import { runGateway, type RunningGateway } from '@ingest/gateway';
-import { createKafka, ensureTopics, topicPlan, type TopicNames } from '@ingest/kafka';
+import { createKafka, ensureTopics, readKafkaSecurity, topicPlan, type TopicNames } from '@ingest/kafka';
 import { runProjector, type RunningProjector } from '@ingest/projector';
-import { readKafkaSecurity, silentLogger, type Logger } from '@ingest/runtime';
+import { type Logger } from '@ingest/runtime';
+import { silentLogger } from '@ingest/runtime/testing';
 
 export const INGEST_SECRET = 'test-ingest-secret';
 export const CRON_SECRET = 'test-cron-secret';

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one document: every path, status and header of the API, declared once per kind of endpoint */
 import { bundleSchemas, readSchemaFiles, schemaUrl, type JsonObject, type SchemaFile } from './schemaFiles.ts';
 import { ERROR_CODE_HEADER, ERROR_CODES } from './errorCodes.ts';
 

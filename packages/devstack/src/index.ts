@@ -2,16 +2,18 @@ export {
   ensureKafkaJars,
   isKafkaReachable,
   startKafkaBroker,
+  type KafkaBroker,
+  type StartKafkaBrokerOptions,
+  type Log,
+} from './kafkaBroker.ts';
+export {
   kafkaServerProperties,
   scramFormatArgs,
   storageFormatArgs,
   type DevKafkaUser,
   type SaslSslListener,
   KAFKA_CLUSTER_ID,
-  type KafkaBroker,
-  type StartKafkaBrokerOptions,
-  type Log,
-} from './kafkaBroker.ts';
+} from './kafkaServerConfig.ts';
 export { probeKafka, type ProbeResult } from './kafkaProbe.ts';
 export { kafkaDistributionFor, kafkaPaths, kafkaVersion } from './kafkaJars.ts';
 export {

@@ -1,8 +1,18 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDatabase, migrate } from '@ingest/db';
-import { checkTopics, createKafka, describeDrift, ensureTopics, fitReplication, topicPlan } from '@ingest/kafka';
-import { describeKafkaSecurity, readCommonConfig, readTopicReplication } from '@ingest/runtime';
+import {
+  checkTopics,
+  createKafka,
+  describeDrift,
+  describeKafkaSecurity,
+  ensureTopics,
+  fitReplication,
+  readKafkaSecurity,
+  readTopicReplication,
+  topicPlan,
+} from '@ingest/kafka';
+import { readCommonConfig } from '@ingest/runtime';
 import { acquireKafka, type AcquiredKafka } from './acquireKafka.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -24,14 +34,15 @@ export async function prepareInfra(env: NodeJS.ProcessEnv, log: (msg: string) =>
   try {
     const withKafka = { ...env, KAFKA_BROKERS: kafka.brokers.join(',') };
     const common = readCommonConfig(withKafka);
+    const kafkaSecurity = readKafkaSecurity(withKafka);
     if ((await ensureDatabase(common.databaseUrl)) === 'created') log(`created database ${new URL(common.databaseUrl).pathname.slice(1)}`);
     await migrate(common.databaseUrl, log);
     // Replication from the caller's environment: KAFKA_BROKERS unset means the dev stack's own broker (1 and 1).
-    const admin = createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-setup' });
+    const admin = createKafka({ brokers: common.kafkaBrokers, security: kafkaSecurity, clientId: 'ingest-setup' });
     const fitted = await fitReplication(admin, readTopicReplication(env));
     if (fitted.note) log(fitted.note);
     const plan = topicPlan(common.topics, common.kafkaPartitions, fitted.replication);
-    if (kafka.source === 'env') log(`Kafka client security: ${describeKafkaSecurity(common.kafkaSecurity)}`);
+    if (kafka.source === 'env') log(`Kafka client security: ${describeKafkaSecurity(kafkaSecurity)}`);
     const created = await ensureTopics(admin, plan);
     if (created.length) log(`created topics ${created.join(', ')}`);
     // Existing topics are left as they are; say where they differ from the plan.

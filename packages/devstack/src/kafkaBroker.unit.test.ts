@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kafkaServerProperties, scramFormatArgs } from './kafkaBroker.ts';
+import { kafkaServerProperties, scramFormatArgs } from './kafkaServerConfig.ts';
 import { clusterPorts } from './kafkaCluster.ts';
 
 const props = (text: string) =>

@@ -7,7 +7,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { warmUpGroupCoordinator } from './kafkaProbe.ts';
-import { startKafkaBroker, type DevKafkaUser, type KafkaBroker, type Log } from './kafkaBroker.ts';
+import { startKafkaBroker, type KafkaBroker, type Log } from './kafkaBroker.ts';
+import type { DevKafkaUser } from './kafkaServerConfig.ts';
 import { readKafkaVersion, type KafkaVersion } from './kafkaVersions.ts';
 
 export interface StartKafkaClusterOptions {

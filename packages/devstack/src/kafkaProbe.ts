@@ -1,5 +1,4 @@
-import { kafkajsSecurity, silenceKafkajsTimeoutWarning } from '@ingest/kafka';
-import type { KafkaSecurity } from '@ingest/runtime';
+import { kafkajsSecurity, silenceKafkajsTimeoutWarning, type KafkaSecurity } from '@ingest/kafka';
 // "Is there a Kafka broker answering here?" via a kafkajs admin describeCluster(), silently.
 import kafkajs from 'kafkajs';
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '@ingest/runtime';
-import { javaArgs, kafkaServerProperties, storageFormatArgs } from './kafkaBroker.ts';
+import { javaArgs, kafkaServerProperties, storageFormatArgs } from './kafkaServerConfig.ts';
 import { kafkaDistributionFor, kafkaPaths } from './kafkaJars.ts';
 import {
   dataDirMismatch,

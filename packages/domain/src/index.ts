@@ -37,9 +37,28 @@ export type {
   AvailableLine,
   LevelsLine,
 } from './inventory/inventoryCommand.ts';
-export { LevelBook, stockEvent, type StockChange, type InventoryLog, type InventoryChangeType } from './inventory/levelBook.ts';
-export type { InventoryState, InventoryPlan, DailyRow, Unresolved, StaleLine } from './inventory/inventoryState.ts';
-export { newTally, tallyBody, type LineTally } from './inventory/inventoryState.ts';
+export { LevelBook, type InventoryLog } from './inventory/levelBook.ts';
+export type { InventoryState, InventoryPlan, DailyRow } from './inventory/inventoryState.ts';
+export { inventoryEvents, stockEvent, type InventoryChangeType, type StockChange, type StockEventKind } from './inventory/stockEvents.ts';
+export {
+  availableClamp,
+  availableReply,
+  levelsClamp,
+  levelsReply,
+  locationNotResolved,
+  newTally,
+  productNotFound,
+  snapshotReply,
+  staleLine,
+  stockZeroLine,
+  type AvailableClamp,
+  type LevelsClamp,
+  type LineTally,
+  type SnapshotTally,
+  type StaleLine,
+  type StockZeroLine,
+  type Unresolved,
+} from './inventory/replies.ts';
 export { DailyBook, dailyKey, sameDailyValues } from './inventory/dailyBook.ts';
 export { decideSnapshot } from './inventory/decideSnapshot.ts';
 export { decideAvailable } from './inventory/decideAvailable.ts';
@@ -67,3 +86,4 @@ export {
   type OrderLineChangeType,
 } from './orders/decideOrderLines.ts';
 export { parseInstant, inBusinessTime, BUSINESS_TIME } from './instant.ts';
+export { businessDate, previousDate } from './businessDate.ts';

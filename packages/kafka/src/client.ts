@@ -1,6 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
-import type { KafkaSecurity } from '@ingest/runtime';
 import { Kafka, logLevel, type LogEntry, type SASLOptions } from 'kafkajs';
+import type { KafkaSecurity } from './kafkaSecurity.ts';
 import { silenceKafkajsTimeoutWarning } from './nodeWarnings.ts';
 
 export interface KafkaLog {
@@ -14,7 +14,7 @@ export interface KafkaClientOptions {
   log?: KafkaLog;
   /** Connection timeout per broker in ms (default 3000). */
   connectionTimeout?: number;
-  /** TLS and SASL (CommonConfig.kafkaSecurity); absent = plaintext. */
+  /** TLS and SASL (readKafkaSecurity); absent = plaintext. */
   security?: KafkaSecurity;
 }
 

@@ -26,3 +26,17 @@ export { withIncomingCommand, commandContextOf, type IncomingCommandContext } fr
 export { silenceKafkajsTimeoutWarning } from './nodeWarnings.ts';
 export { startLagMonitor, type LagMonitor } from './lag.ts';
 export { partitionForKey, startLogPositions, type LogPositions } from './positions.ts';
+// The Kafka client's settings (security, topic replication), read from the environment, and the
+// rules between them that every entry point checks at start (settingsAtStart's `checks`).
+export {
+  readKafkaSecurity,
+  describeKafkaSecurity,
+  PLAINTEXT,
+  SASL_MECHANISMS,
+  type KafkaSecurity,
+  type KafkaTls,
+  type KafkaSasl,
+  type SaslMechanism,
+} from './kafkaSecurity.ts';
+export { readTopicReplication, PRODUCTION_REPLICATION, SINGLE_BROKER_REPLICATION, type TopicReplication } from './topicReplication.ts';
+export { KAFKA_SETTINGS_CHECKS } from './settingsChecks.ts';

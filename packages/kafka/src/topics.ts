@@ -1,5 +1,6 @@
-import { DEFAULT_TOPICS_NAMES, type TopicReplication } from '@ingest/runtime';
 import kafkajs, { type Admin, type Kafka } from 'kafkajs';
+import { DEFAULT_TOPICS_NAMES } from './topicDefaults.ts';
+import type { TopicReplication } from './topicReplication.ts';
 
 // kafkajs is CommonJS: its enums are not named ESM exports under plain node.
 const { ConfigResourceTypes, ConfigSource } = kafkajs;

@@ -1,7 +1,9 @@
 // `npm run topics -- --check | --apply`: the live topics against the plan
 // (docs/operations.md "Topic plan as code").
-import { readCommonConfig, readTopicReplication, type TopicReplication } from '@ingest/runtime';
+import { readCommonConfig } from '@ingest/runtime';
 import { createKafka } from './client.ts';
+import { readKafkaSecurity } from './kafkaSecurity.ts';
+import { readTopicReplication, type TopicReplication } from './topicReplication.ts';
 import { applyTopicPlan, canApply, checkTopics, describeDrift, fitReplication, topicPlan, type TopicPlan } from './topics.ts';
 
 export const TOPICS_USAGE = 'usage: npm run topics -- --check | --apply | --plan';
@@ -20,6 +22,7 @@ export async function runTopicsCommand(args: string[], env: NodeJS.ProcessEnv, p
     return 2;
   }
   const common = readCommonConfig(env);
+  const security = readKafkaSecurity(env);
   if (mode === '--plan') {
     for (const t of topicPlanFromEnv(env))
       print(
@@ -29,7 +32,7 @@ export async function runTopicsCommand(args: string[], env: NodeJS.ProcessEnv, p
       );
     return 0;
   }
-  const kafka = createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-topics' });
+  const kafka = createKafka({ brokers: common.kafkaBrokers, security, clientId: 'ingest-topics' });
   const fitted = await fitReplication(kafka, readTopicReplication(env));
   if (fitted.note) print(fitted.note);
   const plan = topicPlanFromEnv(env, fitted.replication);

@@ -8,7 +8,7 @@ export { createCommandDecoder, type DecodeResult } from './decodeCommand.ts';
 export { createDryRunner, type DryRunner, type DryRunnerDeps, type DryRunOutcome } from './dryRun.ts';
 export { projectCommand, type Projection } from './projectCommand.ts';
 export { projectInventory, type InventoryPath } from './inventory/projectInventory.ts';
-export { SNAPSHOT_CTES, snapshotParams } from './inventory/snapshotSet.ts';
+export { SNAPSHOT_CTES, snapshotParams } from './inventory/snapshot/index.ts';
 export {
   advanceCheckpoint,
   claimCommand,

@@ -16,50 +16,28 @@ export {
   TABLE_END,
   type SettingValue,
 } from './config/settings.ts';
-export { settingsAtStart, unknownSettings, combinedChecks, type StartOptions } from './config/startup.ts';
+export { settingsAtStart, unknownSettings, combinedChecks, type SettingsCheck, type StartOptions } from './config/startup.ts';
 export { readCommonConfig, DEFAULT_DATABASE_URL, DEFAULT_KAFKA_BROKERS, type CommonConfig } from './config/commonConfig.ts';
 export { ConfigError, envInt } from './config/env.ts';
 export { publicBaseUrl } from './config/publicUrl.ts';
+export { isTimeZone } from './config/kinds.ts';
 export { Secret } from './config/secret.ts';
 
-// kafka/: the Kafka settings (security, topic replication, topic names), read without a Kafka client.
-export {
-  readKafkaSecurity,
-  describeKafkaSecurity,
-  PLAINTEXT,
-  SASL_MECHANISMS,
-  type KafkaSecurity,
-  type KafkaTls,
-  type KafkaSasl,
-  type SaslMechanism,
-} from './kafka/kafkaSecurity.ts';
-export {
-  readTopicReplication,
-  PRODUCTION_REPLICATION,
-  SINGLE_BROKER_REPLICATION,
-  type TopicReplication,
-} from './kafka/topicReplication.ts';
-export { DEFAULT_TOPICS_NAMES } from './kafka/topicDefaults.ts';
-
 // observability/: logs, metrics, traces and the readiness probe.
-export { createLogger, silentLogger, wantsPrettyLogs, REDACT_PATHS, type Logger, type LoggerOptions } from './observability/logger.ts';
+export { createLogger, wantsPrettyLogs, REDACT_PATHS, type Logger, type LoggerOptions } from './observability/logger.ts';
 export { withLogContext, currentRequestId, type LogContext } from './observability/logContext.ts';
 export {
   createRegistry,
   registerPoolMetrics,
-  lintExposition,
   DROPPED_DEFAULT_METRICS,
   Registry,
   Counter,
   Gauge,
   Histogram,
   type PoolCounts,
-  type MetricProblem,
 } from './observability/metrics.ts';
 export {
   startTracing,
-  startTracingInMemory,
-  type FinishedSpan,
   tracesExporterWanted,
   tracingOn,
   startSpan,
@@ -83,6 +61,3 @@ export { checkReadiness, readinessProbe, registerReadinessMetric, type Readiness
 // process/: the life of a process: graceful shutdown and the test-only crash points.
 export { onShutdown } from './process/shutdown.ts';
 export { failpoint, setFailpoints, failpointsActive, FailpointError } from './process/failpoints.ts';
-
-// calendar/: the business date of an instant (D16).
-export { businessDate, previousDate, isTimeZone } from './calendar/businessDate.ts';

@@ -4,14 +4,14 @@ import type { Pool } from '@ingest/db';
 import { DEFAULT_TOPICS, topicPlan, type CommandLog, type LogPositions } from '@ingest/kafka';
 import { publicBaseUrl, type Logger, type Registry } from '@ingest/runtime';
 import type { GatewayConfig } from './config.ts';
-import { errorHandler, notFound, SAFE_HEADERS } from './errors.ts';
-import { inflightLimiter } from './inflight.ts';
-import { ingestCredential } from './auth.ts';
-import { shedShop } from './shedShop.ts';
-import { shopAdmission } from './shopAdmission.ts';
+import { errorHandler, notFound, SAFE_HEADERS } from './errors/catalog.ts';
+import { inflightLimiter } from './edge/inflight.ts';
+import { ingestCredential } from './edge/auth.ts';
+import { shedShop } from './edge/shedShop.ts';
+import { shopAdmission } from './edge/shopAdmission.ts';
 import { countRequest, gatewayMetrics } from './metrics.ts';
-import type { ReplyWaiter } from './replies.ts';
-import type { DryRunner } from './dryRun.ts';
+import type { ReplyWaiter } from './commands/replies.ts';
+import type { DryRunner } from './commands/dryRun.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { docsRoutes, type DocsDeps } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -20,8 +20,8 @@ import { inventoryRoutes } from './routes/inventory.ts';
 import { orderLineRoutes } from './routes/orderLines.ts';
 import { productRoutes } from './routes/products.ts';
 import { removedRoutes } from './routes/removed.ts';
-import { requestContext } from './requestContext.ts';
-import { defaultIds } from './submit.ts';
+import { requestContext } from './edge/requestContext.ts';
+import { defaultIds } from './commands/submit.ts';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -66,7 +66,7 @@ export function buildApp(deps: GatewayDeps): Express {
   const { config } = deps;
 
   // One in-flight budget (D13) for every write route; each route admits only after its own
-  // authentication and header checks (intake.ts), so an unauthenticated request never holds it.
+  // authentication and header checks (commands/intake.ts), so an unauthenticated request never holds it.
   const admission = inflightLimiter(
     config.maxInflightBytes,
     deps.backlog ? { lag: () => deps.backlog?.lag() ?? null, max: config.maxConsumerLag } : null,
@@ -82,7 +82,7 @@ export function buildApp(deps: GatewayDeps): Express {
     burstLines: config.shopBurstLines,
   });
   // Before everything while a shop is being refused: its plain writes are answered 429 on their
-  // raw bodies, without the trip through the app (shedShop.ts); everything else passes unchanged.
+  // raw bodies, without the trip through the app (edge/shedShop.ts); everything else passes unchanged.
   const credentialOf = ingestCredential(config.ingestSecrets);
   app.use(
     shedShop({

@@ -1,3 +1,4 @@
+import { KAFKA_SETTINGS_CHECKS } from '@ingest/kafka';
 import { createLogger, onShutdown, setting, settingsAtStart, startTracing } from '@ingest/runtime';
 import { runGateway } from './runGateway.ts';
 
@@ -6,6 +7,7 @@ const warnings = settingsAtStart({
   roles: ['gateway'],
   name: 'ingest gateway',
   usage: 'usage: node services/gateway/src/main.ts [--help]',
+  checks: KAFKA_SETTINGS_CHECKS,
 });
 const log = createLogger({ name: 'gateway', level: setting(process.env, 'LOG_LEVEL') });
 for (const w of warnings) log.warn(w);

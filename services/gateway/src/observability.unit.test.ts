@@ -2,7 +2,8 @@ import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMetricsServer, lintExposition } from '@ingest/runtime';
+import { createMetricsServer } from '@ingest/runtime';
+import { lintExposition } from '@ingest/runtime/testing';
 import { TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from '../testing/testGateway.ts';
 
 // Metrics and probes (docs/operations.md "Observability") at the buildApp tier: the request

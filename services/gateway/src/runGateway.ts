@@ -1,7 +1,15 @@
 import type { Server } from 'node:http';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createListener, createPool, type Listener } from '@ingest/db';
-import { createCommandLog, createKafka, createMessageSink, startLagMonitor, startLogPositions, topicPlan } from '@ingest/kafka';
+import {
+  createCommandLog,
+  createKafka,
+  createMessageSink,
+  readKafkaSecurity,
+  startLagMonitor,
+  startLogPositions,
+  topicPlan,
+} from '@ingest/kafka';
 import { createDryRunner } from '@ingest/projection';
 import {
   setting,
@@ -15,10 +23,10 @@ import {
   type Registry,
 } from '@ingest/runtime';
 import { buildApp } from './app.ts';
-import { answerClientError } from './clientError.ts';
+import { answerClientError } from './edge/clientError.ts';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
-import { drainableServer } from './drain.ts';
-import { createReplyWaiter } from './replies.ts';
+import { drainableServer } from './edge/drain.ts';
+import { createReplyWaiter } from './commands/replies.ts';
 
 export interface RunningGateway {
   port: number;
@@ -71,6 +79,7 @@ export async function runGateway(
   } = {},
 ): Promise<RunningGateway> {
   const common = readCommonConfig(env);
+  const kafkaSecurity = readKafkaSecurity(env);
   const config = readGatewayConfig(env);
   setFailpoints(common.failpoints);
   // PUBLIC_BASE_URL is checked now; its default is the listen address, known once listening (PORT=0).
@@ -107,7 +116,7 @@ export async function runGateway(
   registerPoolMetrics(registry, 'gateway', pool);
   const kafka = createKafka({
     brokers: common.kafkaBrokers,
-    security: common.kafkaSecurity,
+    security: kafkaSecurity,
     clientId: 'ingest-gateway',
     log: log.child({ component: 'kafka' }),
   });
@@ -160,7 +169,7 @@ export async function runGateway(
       return { database: database === true, listen: listener.connected(), kafka: backlog.healthy(), ...more };
     },
   });
-  // Stopping ends clients' keep-alive connections after an answer instead of under a request (drain.ts).
+  // Stopping ends clients' keep-alive connections after an answer instead of under a request (edge/drain.ts).
   const { server, drain } = drainableServer(app);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   // Slow max-size uploads must not be cut off; keep-alive slightly above common LB idle timeouts.

@@ -3,11 +3,12 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { SchemaRegistry } from '@ingest/contracts';
 import type { Pool } from '@ingest/db';
 import type { CommandLog, LogPositions } from '@ingest/kafka';
-import { createRegistry, silentLogger, type Registry } from '@ingest/runtime';
+import { createRegistry, type Registry } from '@ingest/runtime';
+import { silentLogger } from '@ingest/runtime/testing';
 import { buildApp, type GatewayDeps } from '../src/app.ts';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from '../src/config.ts';
-import type { ReplyWaiter } from '../src/replies.ts';
-import type { DryRunner } from '../src/dryRun.ts';
+import type { ReplyWaiter } from '../src/commands/replies.ts';
+import type { DryRunner } from '../src/commands/dryRun.ts';
 
 export type AppendedCommand = Parameters<CommandLog['appendCommand']>[0];
 

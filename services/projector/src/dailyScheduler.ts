@@ -1,8 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Pool } from '@ingest/db';
-import type { DailySnapshotCommand } from '@ingest/domain';
+import { businessDate, previousDate, type DailySnapshotCommand } from '@ingest/domain';
 import type { CommandLog } from '@ingest/kafka';
-import { businessDate, previousDate, type Logger } from '@ingest/runtime';
+import type { Logger } from '@ingest/runtime';
 
 export interface DailyScheduler {
   /** Appends the commands due now; returns how many (tests and operators). */

@@ -1,3 +1,4 @@
+import { KAFKA_SETTINGS_CHECKS } from '@ingest/kafka';
 import { createLogger, onShutdown, setting, settingsAtStart, startTracing } from '@ingest/runtime';
 import { createProbeServer } from './probes.ts';
 import { runProjector } from './runProjector.ts';
@@ -7,6 +8,7 @@ const warnings = settingsAtStart({
   roles: ['projector'],
   name: 'ingest projector',
   usage: 'usage: node services/projector/src/main.ts [--help]',
+  checks: KAFKA_SETTINGS_CHECKS,
 });
 const log = createLogger({ name: 'projector', level: setting(process.env, 'LOG_LEVEL') });
 for (const w of warnings) log.warn(w);

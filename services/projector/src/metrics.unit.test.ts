@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRegistry, lintExposition, registerPoolMetrics } from '@ingest/runtime';
+import { createRegistry, registerPoolMetrics } from '@ingest/runtime';
+import { lintExposition } from '@ingest/runtime/testing';
 import { PartitionLag, projectorMetrics, prunerMetrics, relayMetrics } from './metrics.ts';
 
 // The projector's lag in seconds per partition, the relay's backlog age, and the

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SchemaRegistry } from '@ingest/contracts';
 import { classifyDbError, withTransaction, type Pool } from '@ingest/db';
-import { commandContextOf, withIncomingCommand, type BatchContext, type IncomingMessage, type Kafka, type TopicNames } from '@ingest/kafka';
+import { withIncomingCommand, type BatchContext, type IncomingMessage, type Kafka, type TopicNames } from '@ingest/kafka';
 import {
   advanceCheckpoint,
   applyCommand,
@@ -12,8 +12,8 @@ import {
   type ApplyOutcome,
   type CommandRun,
 } from '@ingest/projection';
-import type { Command } from '@ingest/domain';
-import { failpoint, inSpan, spanContextOf, tracingOn, type Link, type Logger, type Registry } from '@ingest/runtime';
+import { failpoint, type Logger, type Registry } from '@ingest/runtime';
+import { groupCommit } from './groupCommit.ts';
 import { projectorMetrics } from './metrics.ts';
 
 export interface ProjectorDeps {
@@ -227,94 +227,14 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
     await failpoint('projector.after-commit-before-ack');
   };
 
-  const groupMaxCommands = deps.groupMaxCommands ?? 64;
-  const groupMaxBytes = deps.groupMaxBytes ?? 8 * 1024 * 1024;
-  // After a group failed, its commands go one by one (with their retries and parking), not regrouped.
-  const singleUntil = new Map<number, number>();
-
-  /**
-   * Group commit: the longest run of decodable commands from `from`, within the bounds,
-   * applied in ONE transaction (each with its own claim, position, result and outbox rows, in log
-   * order, so D2 and D4 hold as one by one). Replies go out on commit (NOTIFY is transactional);
-   * offsets are resolved after it. Returns how many messages it handled: 0 when there is no group
-   * to make, or when the group's transaction failed, in which case nothing of it was applied and the
-   * caller takes the commands one by one, with their retries and parking.
-   */
-  const applyGroup = async (run: CommandRun, from: number): Promise<number> => {
-    const { messages } = run;
-    const first = messages[from];
-    if (groupMaxCommands < 2 || messages.length - from < 2 || !first || Number(first.offset) <= (singleUntil.get(first.partition) ?? -1))
-      return 0;
-    const group: Array<{ m: IncomingMessage; c: Command }> = [];
-    let bytes = 0;
-    for (let i = from; i < messages.length && group.length < groupMaxCommands; i++) {
-      const m = run.message(i);
-      bytes += m.value?.length ?? 0;
-      if (group.length > 0 && bytes > groupMaxBytes) break;
-      const decoded = run.decoded(i);
-      if (!decoded.ok) break;
-      group.push({ m, c: decoded.command });
-    }
-    if (group.length < 2) return 0;
-    const started = performance.now();
-    let outcomes: ApplyOutcome[];
-    try {
-      await failpoint('projector.before-apply');
-      // Tracing: one `apply group` span for the transaction, linked to every command's
-      // request; each command keeps its own `apply <kind>` span in its request's trace, linked back.
-      const links: Link[] = tracingOn()
-        ? group.flatMap(({ m }) => {
-            const sc = spanContextOf(commandContextOf(m).trace);
-            return sc ? [{ context: sc }] : [];
-          })
-        : [];
-      outcomes = await inSpan('apply group', { links, attributes: { 'ingest.group_commands': group.length } }, (groupSpan) =>
-        withTransaction(pool, async (tx) => {
-          const out: ApplyOutcome[] = [];
-          const inGroup = groupSpan ? { links: [{ context: groupSpan.spanContext() }] } : {};
-          for (const { m, c } of group) {
-            const at = { topic: m.topic, partition: m.partition, offset: m.offset };
-            out.push(
-              await withIncomingCommand(
-                m,
-                `apply ${c.kind}`,
-                { ...inGroup, attributes: { 'ingest.command_id': c.command_id, 'ingest.group_commands': group.length } },
-                async () => {
-                  const outcome = await applyCommand(tx, c, at, {
-                    sideEffects: { topics: deps.topics },
-                    checkpoint: true,
-                    parkBehind: { message: m.value ?? Buffer.alloc(0) },
-                  });
-                  log.debug(
-                    { command_id: c.command_id, kind: c.kind, outcome, group: group.length, ...at },
-                    'command projected (commits with its group)',
-                  );
-                  return outcome;
-                },
-              ),
-            );
-          }
-          return out;
-        }),
-      );
-    } catch (err) {
-      log.debug({ err, commands: group.length }, 'group transaction failed; applying its commands one by one');
-      singleUntil.set(first.partition, Number(group[group.length - 1]?.m.offset ?? -1));
-      return 0;
-    }
-    const last = group[group.length - 1] as { m: IncomingMessage; c: Command };
-    const total = (performance.now() - started) / 1000;
-    const each = total / group.length;
-    groupSize.observe(group.length);
-    transaction.observe(total);
-    group.forEach(({ c }, i) => {
-      applied.inc({ kind: c.kind, outcome: outcomes[i] });
-      duration.observe({ kind: c.kind }, each);
-    });
-    lag.applied(last.m.partition, Date.parse(last.c.received_at));
-    await failpoint('projector.after-commit-before-ack');
-    return group.length;
-  };
+  const applyGroup = groupCommit({
+    pool,
+    topics: deps.topics,
+    log,
+    metrics: { applied, groupSize, duration, transaction, lag },
+    maxCommands: deps.groupMaxCommands ?? 64,
+    maxBytes: deps.groupMaxBytes ?? 8 * 1024 * 1024,
+  });
 
   // PROJECTOR_CONCURRENCY independent members of the group, each applying its partitions one batch
   // at a time. Not one member with kafkajs' partitionsConsumedConcurrently: a member fetches all its

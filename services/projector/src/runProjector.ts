@@ -1,6 +1,6 @@
 import { SchemaRegistry } from '@ingest/contracts';
 import { createListener, createPool, startTableUpkeep, type Listener, type TableUpkeep } from '@ingest/db';
-import { createCommandLog, createKafka, createMessageSink } from '@ingest/kafka';
+import { createCommandLog, createKafka, createMessageSink, readKafkaSecurity } from '@ingest/kafka';
 import {
   setting,
   createRegistry,
@@ -50,6 +50,7 @@ export async function runProjector(
   } = {},
 ): Promise<RunningProjector> {
   const common = readCommonConfig(env);
+  const kafkaSecurity = readKafkaSecurity(env);
   setFailpoints(common.failpoints);
   const role = common.dbRole || undefined;
   const pool = createPool({
@@ -71,7 +72,7 @@ export async function runProjector(
     });
   const kafka = createKafka({
     brokers: common.kafkaBrokers,
-    security: common.kafkaSecurity,
+    security: kafkaSecurity,
     clientId: 'ingest-projector',
     log: log.child({ component: 'kafka' }),
   });

@@ -2,7 +2,8 @@ import { locationRefKey, resolveLocation } from './location.ts';
 import type { InventoryAvailableCommand } from './inventoryCommand.ts';
 import { clampQty, isBefore, quantities, ZERO } from './level.ts';
 import { LevelBook } from './levelBook.ts';
-import { dedupedPlan, locationRejection, newTally, tallyBody, type InventoryPlan, type InventoryState } from './inventoryState.ts';
+import { dedupedPlan, locationRejection, type InventoryPlan, type InventoryState } from './inventoryState.ts';
+import { availableClamp, availableReply, newTally, productNotFound, staleLine, type AvailableClamp } from './replies.ts';
 
 /**
  * Endpoint 5: only available_qty changes. A missing level is created with on_hand_qty 0; a delta
@@ -17,16 +18,16 @@ export function decideAvailable(state: InventoryState, command: InventoryAvailab
   const delta = payload.mode === 'delta';
   const key = command.idempotency_key;
 
-  const base = { ok: true, mode: payload.mode, shop: command.shop, location_id: locationId, lines_processed: payload.lines.length };
-  if (delta && key && state.appliedKey) return dedupedPlan(base, payload.lines.length, state.appliedKey, command);
+  if (delta && key && state.appliedKey)
+    return dedupedPlan(availableReply(command, locationId, newTally(), payload.lines.length), state.appliedKey, command);
 
   const book = new LevelBook(state.levels, command);
-  const t = newTally();
+  const t = newTally<AvailableClamp>();
 
   for (const line of payload.lines) {
     const productId = state.products.get(line.barcode);
     if (!productId) {
-      t.unresolved.push({ barcode: line.barcode, reason: 'product_not_found' });
+      t.unresolved.push(productNotFound(line.barcode));
       continue;
     }
     const level = book.get(productId, locationId);
@@ -36,12 +37,12 @@ export function decideAvailable(state: InventoryState, command: InventoryAvailab
       const computed = current.available_qty + line.available_delta;
       available = clampQty(computed);
       if (available !== computed) {
-        t.clamped.push({ barcode: line.barcode, computed, set: available });
+        t.clamped.push(availableClamp(line.barcode, computed, available));
         t.clampedLines++;
       }
     } else {
       if (level?.last_absolute_as_of && isBefore(command.inventory_as_of, level.last_absolute_as_of)) {
-        t.stale.push({ barcode: line.barcode, location_id: locationId, stored_as_of: level.last_absolute_as_of });
+        t.stale.push(staleLine(line.barcode, locationId, level.last_absolute_as_of));
         continue;
       }
       available = line.available_qty;
@@ -62,6 +63,6 @@ export function decideAvailable(state: InventoryState, command: InventoryAvailab
     daily: [],
     events: book.events,
     recordKey: delta && key ? { idempotency_key: key, payload_hash: command.payload_hash ?? '' } : null,
-    reply: { status: 200, body: tallyBody(base, t) },
+    reply: availableReply(command, locationId, t),
   };
 }

@@ -2,9 +2,18 @@ import { locationRefKey, resolveLocation } from './location.ts';
 import type { InventoryLevelsCommand } from './inventoryCommand.ts';
 import { clampQty, isBefore, QTY_FIELDS, quantities, ZERO, type Quantities } from './level.ts';
 import { LevelBook } from './levelBook.ts';
-import { dedupedPlan, newTally, tallyBody, type InventoryPlan, type InventoryState } from './inventoryState.ts';
-
-type Clamp = { barcode: string; location_id: string; field: string; computed: number; set: number };
+import { dedupedPlan, type InventoryPlan, type InventoryState } from './inventoryState.ts';
+import {
+  levelsClamp,
+  levelsReply,
+  locationNotResolved,
+  newTally,
+  productNotFound,
+  staleLine,
+  stockZeroLine,
+  type LevelsClamp,
+  type StockZeroLine,
+} from './replies.ts';
 
 /**
  * Endpoint 3 (D17): many locations per request, absolute or delta for the five quantities. A line
@@ -15,27 +24,23 @@ export function decideLevels(state: InventoryState, command: InventoryLevelsComm
   const { payload } = command;
   const delta = payload.mode === 'delta';
   const key = command.idempotency_key;
-  const base = { ok: true, mode: payload.mode, shop: command.shop, lines_processed: payload.lines.length };
-  if (delta && key && state.appliedKey) return dedupedPlan(base, payload.lines.length, state.appliedKey, command, { stock_zero: [] });
+  if (delta && key && state.appliedKey)
+    return dedupedPlan(levelsReply(command, newTally(), [], payload.lines.length), state.appliedKey, command);
 
   const book = new LevelBook(state.levels, command);
-  const t = newTally();
-  const stockZero: Array<{ barcode: string; location_id: string }> = [];
+  const t = newTally<LevelsClamp>();
+  const stockZero: StockZeroLine[] = [];
 
   for (const line of payload.lines) {
     const where = resolveLocation(state.locations.get(locationRefKey(line.location)));
     if (!where.ok) {
-      t.unresolved.push({
-        barcode: line.barcode,
-        ...('location_id' in line.location ? { location_id: line.location.location_id } : {}),
-        reason: where.reason,
-      });
+      t.unresolved.push(locationNotResolved(line.barcode, line.location, where.reason));
       continue;
     }
     const locationId = where.location_id;
     const productId = state.products.get(line.barcode);
     if (!productId) {
-      t.unresolved.push({ barcode: line.barcode, location_id: locationId, reason: 'product_not_found' });
+      t.unresolved.push(productNotFound(line.barcode, locationId));
       continue;
     }
     const level = book.get(productId, locationId);
@@ -49,14 +54,14 @@ export function decideLevels(state: InventoryState, command: InventoryLevelsComm
         const computed = current[f] + d;
         next[f] = clampQty(computed);
         if (next[f] !== computed) {
-          t.clamped.push({ barcode: line.barcode, location_id: locationId, field: f, computed, set: next[f] } satisfies Clamp);
+          t.clamped.push(levelsClamp(line.barcode, locationId, f, computed, next[f]));
           wasClamped = true;
         }
       }
       if (wasClamped) t.clampedLines++;
     } else {
       if (level?.last_absolute_as_of && isBefore(command.inventory_as_of, level.last_absolute_as_of)) {
-        t.stale.push({ barcode: line.barcode, location_id: locationId, stored_as_of: level.last_absolute_as_of });
+        t.stale.push(staleLine(line.barcode, locationId, level.last_absolute_as_of));
         continue;
       }
       for (const f of QTY_FIELDS) {
@@ -74,7 +79,7 @@ export function decideLevels(state: InventoryState, command: InventoryLevelsComm
     );
     if (w.changed) t.updated++;
     else t.unchanged++;
-    if (w.stockEvent === 'stock_zero') stockZero.push({ barcode: line.barcode, location_id: locationId });
+    if (w.stockEvent === 'stock_zero') stockZero.push(stockZeroLine(line.barcode, locationId));
   }
 
   return {
@@ -83,6 +88,6 @@ export function decideLevels(state: InventoryState, command: InventoryLevelsComm
     daily: [],
     events: book.events,
     recordKey: delta && key ? { idempotency_key: key, payload_hash: command.payload_hash ?? '' } : null,
-    reply: { status: 200, body: { ...tallyBody(base, t), stock_zero: stockZero } },
+    reply: levelsReply(command, t, stockZero),
   };
 }

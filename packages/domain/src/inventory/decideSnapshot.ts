@@ -3,7 +3,8 @@ import type { InventorySnapshotCommand } from './inventoryCommand.ts';
 import { DailyBook } from './dailyBook.ts';
 import { isBefore, type Quantities } from './level.ts';
 import { LevelBook } from './levelBook.ts';
-import { locationRejection, type InventoryPlan, type InventoryState, type StaleLine, type Unresolved } from './inventoryState.ts';
+import { locationRejection, type InventoryPlan, type InventoryState } from './inventoryState.ts';
+import { productNotFound, snapshotReply, staleLine, type StaleLine, type Unresolved } from './replies.ts';
 
 /**
  * Endpoint 4: the absolute stock of one location. Levels are upserted; the day's snapshot row is
@@ -27,12 +28,12 @@ export function decideSnapshot(state: InventoryState, command: InventorySnapshot
   for (const line of payload.lines) {
     const productId = state.products.get(line.barcode);
     if (!productId) {
-      unresolved.push({ barcode: line.barcode, reason: 'product_not_found' });
+      unresolved.push(productNotFound(line.barcode));
       continue;
     }
     const level = book.get(productId, locationId);
     if (level?.last_absolute_as_of && isBefore(command.inventory_as_of, level.last_absolute_as_of)) {
-      stale.push({ barcode: line.barcode, location_id: locationId, stored_as_of: level.last_absolute_as_of });
+      stale.push(staleLine(line.barcode, locationId, level.last_absolute_as_of));
       continue;
     }
     const next: Quantities = {
@@ -64,20 +65,6 @@ export function decideSnapshot(state: InventoryState, command: InventorySnapshot
     daily: daily.rows(),
     events: book.events,
     recordKey: null,
-    reply: {
-      status: 200,
-      body: {
-        ok: true,
-        shop: command.shop,
-        location_id: locationId,
-        lines_processed: payload.lines.length,
-        lines_upserted: upserted,
-        lines_unresolved: unresolved.length,
-        logs_written: book.logs.length,
-        lines_stale: stale.length,
-        unresolved,
-        stale,
-      },
-    },
+    reply: snapshotReply(command, locationId, { upserted, logsWritten: book.logs.length, unresolved, stale }),
   };
 }

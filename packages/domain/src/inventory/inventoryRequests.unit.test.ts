@@ -6,10 +6,10 @@ import { LOC, PA, PB, level, meta, state } from '../../testing/inventory.ts';
 
 // Rules of endpoints 3 and 5 that the deciders settle before any SQL runs: location resolution of
 // the request (D14, D11), unknown barcodes, D19's dedupe of endpoint 3, D6a's repeated barcode
-// (endpoint 5 sends those to the decider path, packages/projection/src/inventory/availableSet.ts).
+// (endpoint 5 sends those to the decider path, packages/projection/src/inventory/available/availableSet.ts).
 // Moved here from tests/integration/inventory-{available,levels,locations}.int.test.ts, as
-// the deciders need no database; set-based-projection.int.test.ts shows the SQL path answers as
-// these deciders do.
+// the deciders need no database; the *.equivalence.int.test.ts of packages/projection/src/inventory
+// show the SQL path answers as these deciders do.
 const available = (
   mode: 'absolute' | 'delta',
   lines: AvailableLine[],

@@ -44,18 +44,6 @@ export interface InventoryPlan {
   reply: Reply;
 }
 
-export interface Unresolved {
-  barcode: string;
-  location_id?: string;
-  reason: 'product_not_found' | 'location_unresolved' | 'location_ambiguous';
-}
-
-export interface StaleLine {
-  barcode: string;
-  location_id: string;
-  stored_as_of: string;
-}
-
 export function rejected(status: number, errorKind: string, error: string): InventoryPlan {
   return {
     levels: [],
@@ -76,46 +64,15 @@ export function locationRejection(ref: LocationRef, reason: 'location_unresolved
   );
 }
 
-/** What the line loop of endpoints 3 and 5 counts. */
-export interface LineTally {
-  updated: number;
-  unchanged: number;
-  unresolved: Unresolved[];
-  clamped: unknown[];
-  clampedLines: number;
-  stale: StaleLine[];
-}
-
-export function newTally(): LineTally {
-  return { updated: 0, unchanged: 0, unresolved: [], clamped: [], clampedLines: 0, stale: [] };
-}
-
-/** The response body of endpoints 3 and 5 (D15a: lines_unchanged, D15b: lines_stale are added fields). */
-export function tallyBody(base: Record<string, unknown>, t: LineTally, deduped = 0): Record<string, unknown> {
-  return {
-    ...base,
-    lines_updated: t.updated,
-    lines_unchanged: t.unchanged,
-    lines_unresolved: t.unresolved.length,
-    lines_clamped: t.clampedLines,
-    lines_deduped: deduped,
-    lines_stale: t.stale.length,
-    unresolved: t.unresolved,
-    clamped: t.clamped,
-    stale: t.stale,
-  };
-}
-
 /**
- * D19: a delta request whose idempotency_key was already applied changes nothing and counts every
- * line as deduped; with another payload than the first, it also carries a reuse warning.
+ * D19: a delta request whose idempotency_key was already applied changes nothing; its reply
+ * (every line counted as deduped, built by replies.ts) also carries a reuse warning when the
+ * payload differs from the first one.
  */
 export function dedupedPlan(
-  base: Record<string, unknown>,
-  lineCount: number,
+  reply: Reply,
   applied: { payload_hash: string },
   command: { payload_hash?: string; idempotency_key?: string },
-  extra: Record<string, unknown> = {},
 ): InventoryPlan {
   const reused = applied.payload_hash !== command.payload_hash;
   const warnings = [
@@ -130,6 +87,6 @@ export function dedupedPlan(
     daily: [],
     events: [],
     recordKey: null,
-    reply: { status: 200, body: { ...tallyBody(base, newTally(), lineCount), ...extra, ...(reused ? { warnings } : {}) } },
+    reply: reused ? { ...reply, body: { ...reply.body, warnings } } : reply,
   };
 }

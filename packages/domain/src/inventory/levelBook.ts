@@ -1,11 +1,8 @@
-import type { StockLevelEvent } from '@ingest/contracts/types';
-import { cloudEventHeaders, type OutboxEvent } from '../events.ts';
-import { eventId, logId } from '../ids.ts';
+import type { OutboxEvent } from '../events.ts';
+import { logId } from '../ids.ts';
 import type { InventoryMeta } from './inventoryCommand.ts';
 import { levelKey, QTY_FIELDS, quantities, type Level, type Quantities } from './level.ts';
-
-/** The change types of schemas/events/stock-level-event.json (and of inventory_update_logs). */
-export type InventoryChangeType = StockLevelEvent['change_type'];
+import { stockEvent, type InventoryChangeType, type StockEventKind } from './stockEvents.ts';
 
 export interface InventoryLog {
   log_id: string;
@@ -30,7 +27,7 @@ export interface WriteResult {
   created: boolean;
   changed: boolean;
   /** The stock event this write emitted, if any (D18). */
-  stockEvent: 'stock_zero' | 'stock_restored' | null;
+  stockEvent: StockEventKind | null;
 }
 
 /**
@@ -127,44 +124,4 @@ export class LevelBook {
   rows(): Level[] {
     return [...this.touched].map((k) => this.current.get(k) as Level);
   }
-}
-
-/** What a stock event says about its level (D18): the level after the write and its available quantity before. */
-export type StockChange = Pick<
-  StockLevelEvent,
-  'product_id' | 'location_id' | 'barcode' | 'previous_available_qty' | 'available_qty' | 'on_hand_qty' | 'seq'
->;
-
-/** A stock_zero / stock_restored event (D18), for the decider and the set-based projection alike. */
-export function stockEvent(
-  c: InventoryMeta,
-  kind: 'stock_zero' | 'stock_restored',
-  changeType: InventoryChangeType,
-  e: StockChange,
-): OutboxEvent {
-  const id = eventId(c.command_id, kind, `${e.product_id}|${e.location_id}|${e.seq}`);
-  return {
-    event_id: id,
-    channel: kind,
-    key: c.shop,
-    headers: cloudEventHeaders(id, `com.retail-ingestion.inventory.${kind}.v1`, c.inventory_as_of, `${e.product_id}/${e.location_id}`),
-    payload: {
-      event_id: id,
-      event_type: kind,
-      schema_version: 1,
-      shop: c.shop,
-      product_id: e.product_id,
-      barcode: e.barcode,
-      location_id: e.location_id,
-      previous_available_qty: e.previous_available_qty,
-      available_qty: e.available_qty,
-      on_hand_qty: e.on_hand_qty,
-      change_type: changeType,
-      source_system: c.source_system,
-      occurred_at: c.inventory_as_of,
-      command_id: c.command_id,
-      seq: e.seq,
-    } satisfies StockLevelEvent,
-    command_id: c.command_id,
-  };
 }

@@ -3,7 +3,7 @@ import type { ProductsUpsertCommand } from '../commands.ts';
 import { decideProductsUpsert, type ProductsState } from './decideProductsUpsert.ts';
 
 // Endpoints 1 and 2 through one decider (D7, D10), with the items the gateway builds (rule 6, D27:
-// services/gateway/src/productItems.unit.test.ts and unknownFields.unit.test.ts). Moved here from
+// services/gateway/src/routes/productItems.unit.test.ts and unknownFields.unit.test.ts). Moved here from
 // tests/integration/products.int.test.ts (a decider needs no database), which keeps the create and
 // update paths end to end.
 const T1 = '2026-11-02T00:00:00.000Z';

@@ -8,7 +8,7 @@ import {
 } from './decideRegistry.ts';
 
 // D14: the locations and channels registry, decided without I/O. The gateway chooses a missing id
-// (services/gateway/src/inventoryEdge.unit.test.ts); what the rows look like in PostgreSQL, and the
+// (services/gateway/src/routes/inventoryEdge.unit.test.ts); what the rows look like in PostgreSQL, and the
 // identifiers replaced there, stays in tests/integration/inventory-locations.int.test.ts.
 const SHOP = 'shop.example';
 const T0 = '2026-11-01T00:00:00.000Z';

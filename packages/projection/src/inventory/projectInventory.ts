@@ -1,9 +1,9 @@
 import type { PoolClient } from '@ingest/db';
 import {
-  auditBatch,
   decideAvailable,
   decideLevels,
   decideSnapshot,
+  inventoryEvents,
   resolveLocation,
   locationRefKey,
   levelKey,
@@ -17,9 +17,9 @@ import {
   type LocationRef,
 } from '@ingest/domain';
 import type { Projection } from '../projection.ts';
-import { linesIndependent, projectAvailableSet } from './availableSet.ts';
-import { levelLinesIndependent, projectLevelsSet } from './levelsSet.ts';
-import { projectSnapshotSet } from './snapshotSet.ts';
+import { linesIndependent, projectAvailableSet } from './available/index.ts';
+import { levelLinesIndependent, projectLevelsSet } from './levels/index.ts';
+import { projectSnapshotSet } from './snapshot/index.ts';
 import {
   insertInventoryLogs,
   loadAppliedKey,
@@ -31,7 +31,7 @@ import {
   stampLevels,
   upsertDailyRows,
   upsertLevels,
-} from './inventoryStore.ts';
+} from './store/index.ts';
 
 function refsOf(c: InventoryCommand): LocationRef[] {
   return c.kind === 'inventory.levels' ? c.payload.lines.map((l) => l.location) : [c.payload.location];
@@ -40,9 +40,9 @@ function refsOf(c: InventoryCommand): LocationRef[] {
 export interface InventoryPath {
   /**
    * On (docs/architecture.md "Set-based inventory projection"): snapshots and available writes
-   * whose location resolves, and levels writes, are projected set-based (snapshotSet.ts,
-   * availableSet.ts, levelsSet.ts) unless a line depends on an earlier one of the same level. Off,
-   * every command takes load -> decide -> apply with the deciders: the property test runs both.
+   * whose location resolves, and levels writes, are projected set-based (snapshot/, available/,
+   * levels/) unless a line depends on an earlier one of the same level. Off, every command takes
+   * load -> decide -> apply with the deciders: each kind's equivalence property runs both.
    */
   setBased: boolean;
 }
@@ -96,7 +96,7 @@ export async function projectInventory(tx: PoolClient, c: InventoryCommand, path
   if (plan.recordKey) await recordIdempotencyKey(tx, c.shop, plan.recordKey, c.command_id, c.received_at);
   return {
     reply: plan.reply,
-    events: [...(plan.logs.length ? [auditBatch('inventory_update_logs', c.command_id, c.shop)] : []), ...plan.events],
+    events: inventoryEvents(c, plan.logs.length, plan.events),
   };
 }
 

@@ -3,7 +3,7 @@
 // `setting()` (settings.ts), validate them all at start (`checkSettings`), print them with `--help`,
 // and the settings table of docs/operations.md is generated from this list (`npm run gen`; `npm test` fails on a
 // stale table).
-import { DEFAULT_TOPICS_NAMES } from '../kafka/topicDefaults.ts';
+/* eslint-disable max-lines -- one table of every setting, read as one list by --help, the checks and the settings table */
 import { duration, flag, integer, list, oneOf, someOf, text, timeZone, url, type Kind } from './kinds.ts';
 
 /** The processes a setting is read by; `--help` of each shows its own. */
@@ -289,18 +289,18 @@ export const SETTINGS = {
     roles: KAFKA_USERS,
     doc: 'Comma-separated bootstrap brokers. When set, `npm start` uses it and starts no broker.',
   }),
-  COMMANDS_TOPIC: def(text('a topic name'), DEFAULT_TOPICS_NAMES.commands, { group: 'Kafka', roles: KAFKA_USERS, doc: 'The command log.' }),
-  AUDIT_TOPIC: def(text('a topic name'), DEFAULT_TOPICS_NAMES.audit, {
+  COMMANDS_TOPIC: def(text('a topic name'), 'ingest.commands.v1', { group: 'Kafka', roles: KAFKA_USERS, doc: 'The command log.' }),
+  AUDIT_TOPIC: def(text('a topic name'), 'ingest.audit.v1', {
     group: 'Kafka',
     roles: KAFKA_USERS,
     doc: 'Audit events from the outbox.',
   }),
-  STOCK_ZERO_TOPIC: def(text('a topic name'), DEFAULT_TOPICS_NAMES.stockZero, {
+  STOCK_ZERO_TOPIC: def(text('a topic name'), 'inventory.stock-zero.v1', {
     group: 'Kafka',
     roles: KAFKA_USERS,
     doc: '`stock_zero` events from the outbox (D18).',
   }),
-  STOCK_RESTORED_TOPIC: def(text('a topic name'), DEFAULT_TOPICS_NAMES.stockRestored, {
+  STOCK_RESTORED_TOPIC: def(text('a topic name'), 'inventory.stock-restored.v1', {
     group: 'Kafka',
     roles: KAFKA_USERS,
     doc: '`stock_restored` events from the outbox (D18).',

@@ -1,4 +1,3 @@
-import { readKafkaSecurity, type KafkaSecurity } from '../kafka/kafkaSecurity.ts';
 import { setting } from './settings.ts';
 import { SETTINGS } from './catalog.ts';
 
@@ -7,8 +6,6 @@ export interface CommonConfig {
   /** Role the services act as (D25); '' keeps the connecting user. */
   dbRole: string;
   kafkaBrokers: string[];
-  /** TLS and SASL for every Kafka client (README "Kafka in production"). */
-  kafkaSecurity: KafkaSecurity;
   topics: { commands: string; audit: string; stockZero: string; stockRestored: string };
   kafkaPartitions: number;
   logLevel: string;
@@ -31,7 +28,6 @@ export function readCommonConfig(env: NodeJS.ProcessEnv): CommonConfig {
     databaseUrl: setting(env, 'DATABASE_URL'),
     dbRole: setting(env, 'DB_ROLE'),
     kafkaBrokers: setting(env, 'KAFKA_BROKERS'),
-    kafkaSecurity: readKafkaSecurity(env),
     topics: {
       commands: setting(env, 'COMMANDS_TOPIC'),
       audit: setting(env, 'AUDIT_TOPIC'),

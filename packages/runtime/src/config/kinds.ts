@@ -1,6 +1,5 @@
 // What a setting's value may be: each kind parses the raw environment string and
 // says, in one sentence, what it expects. `--help` and the README table print that sentence.
-import { isTimeZone } from '../calendar/businessDate.ts';
 
 export interface Kind<T> {
   /** What the setting accepts, for --help and the README ("an integer >= 1"). */
@@ -101,6 +100,16 @@ export function someOf<V extends string>(values: readonly V[]): Kind<V[]> {
       return values.filter((v) => words.includes(v));
     },
   };
+}
+
+/** Whether the runtime knows `zone` as an IANA time zone (what BUSINESS_TIMEZONE accepts). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function timeZone(): Kind<string> {

@@ -1,22 +1,22 @@
 // What every entry point does with its settings before anything else: `--help`
 // prints them; otherwise every bad one is reported at once, one line each, and the process exits 1
 // before it opens a connection.
-import { readKafkaSecurity } from '../kafka/kafkaSecurity.ts';
 import { publicBaseUrl } from './publicUrl.ts';
-import { readTopicReplication } from '../kafka/topicReplication.ts';
 import { SETTINGS, type Role, type SettingDef, type SettingName } from './catalog.ts';
 import { checkSettings, helpRequested } from './settings.ts';
 
-type Check = (env: NodeJS.ProcessEnv) => unknown;
+/** A rule that ties settings together: a reader that throws ConfigError when they do not fit. */
+export type SettingsCheck = (env: NodeJS.ProcessEnv) => unknown;
 
-/** The rules that tie settings together, by the processes that read them. */
-const COMBINED: ReadonlyArray<{ roles: readonly Role[]; check: Check }> = [
-  { roles: ['gateway', 'projector', 'replay', 'tools', 'dev'], check: (env) => readKafkaSecurity(env) },
-  { roles: ['gateway', 'projector', 'replay', 'tools', 'dev'], check: (env) => readTopicReplication(env) },
+/**
+ * The rules of this package that tie settings together, by the processes that read them. Those of
+ * the Kafka client (security, replication) are packages/kafka's: entry points pass them as `checks`.
+ */
+const COMBINED: ReadonlyArray<{ roles: readonly Role[]; check: SettingsCheck }> = [
   { roles: ['gateway', 'projector'], check: (env) => publicBaseUrl(env) },
 ];
 
-export const combinedChecks = (roles: readonly Role[]): Check[] =>
+export const combinedChecks = (roles: readonly Role[]): SettingsCheck[] =>
   COMBINED.filter((c) => c.roles.some((r) => roles.includes(r))).map((c) => c.check);
 
 /** Prefixes of our settings: an unknown variable with one of them is probably a typo. */
@@ -76,6 +76,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Variables this entry point reads besides the catalog's (its own, documented where it is). */
   extra?: readonly string[];
+  /** Rules between settings of the packages it uses (KAFKA_SETTINGS_CHECKS), checked before this package's own. */
+  checks?: readonly SettingsCheck[];
 }
 
 /**
@@ -86,7 +88,7 @@ export function settingsAtStart(opts: StartOptions): string[] {
   const argv = opts.argv ?? process.argv.slice(2);
   const env = opts.env ?? process.env;
   helpRequested(argv, opts.roles, opts.usage);
-  const problems = checkSettings(env, opts.roles, combinedChecks(opts.roles));
+  const problems = checkSettings(env, opts.roles, [...(opts.checks ?? []), ...combinedChecks(opts.roles)]);
   if (problems.length > 0) {
     const head = problems.length === 1 ? 'a setting is wrong' : `${problems.length} settings are wrong`;
     process.stderr.write(

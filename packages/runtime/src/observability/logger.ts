@@ -57,11 +57,6 @@ export function createLogger(opts: LoggerOptions): Logger {
   return withMergingChildren(logger);
 }
 
-/** A logger that writes nothing (tests). */
-export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
-}
-
 function prettyStream(): DestinationStream {
   // Loaded only for a terminal: JSON output never pays for it.
   const require = createRequire(import.meta.url);

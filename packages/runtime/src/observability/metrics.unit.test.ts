@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Counter, Gauge, Histogram, createRegistry, lintExposition, registerPoolMetrics } from './metrics.ts';
+import { lintExposition } from '../../testing/exposition.ts';
+import { Counter, Gauge, Histogram, createRegistry, registerPoolMetrics } from './metrics.ts';
 
 // /metrics passes Prometheus' naming rules (`promtool check metrics`); this is the
 // same check in plain JS so that `npm test` runs it without promtool.

@@ -1,11 +1,11 @@
 import { Router, type Request, type Response } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { DailySnapshotRequest, RegisterChannelsRequest, RegisterLocationsRequest } from '@ingest/contracts/types';
-import { requireIngestSecret } from '../auth.ts';
-import { badRequest, unprocessable } from '../errors.ts';
-import { intake, type Intake } from '../intake.ts';
-import { submitCommand, type SubmitDeps } from '../submit.ts';
-import { businessDate, previousDate } from '@ingest/runtime';
+import { requireIngestSecret } from '../edge/auth.ts';
+import { badRequest, unprocessable } from '../errors/catalog.ts';
+import { intake, type Intake } from '../commands/intake.ts';
+import { submitCommand, type SubmitDeps } from '../commands/submit.ts';
+import { businessDate, previousDate } from '@ingest/domain';
 
 /**
  * The earliest snapshot_date accepted (docs/api.md "Value ranges"). The daily copy writes

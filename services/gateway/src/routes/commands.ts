@@ -1,11 +1,11 @@
-import { sendReply } from '../errorCodes.ts';
 import { Router } from 'express';
 import type { Pool } from '@ingest/db';
 import { isUuid } from '@ingest/domain';
 import type { LogPositions } from '@ingest/kafka';
-import { secretMatches } from '../auth.ts';
-import { ApiError, badRequest, notConfigured, notFound, unauthorized } from '../errors.ts';
-import { fetchReplies } from '../replies.ts';
+import { secretMatches } from '../edge/auth.ts';
+import { ApiError, badRequest, notConfigured, notFound, unauthorized } from '../errors/catalog.ts';
+import { sendReply } from '../errors/reply.ts';
+import { fetchReplies } from '../commands/replies.ts';
 
 function header(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
@@ -117,7 +117,7 @@ export function commandRoutes(deps: {
 
     const reply = (await fetchReplies(deps.pool, [id])).get(id);
     if (reply && visible(reply.shop)) {
-      // A command the producer gave up on after its 202 (submit.ts): send it again, after a pause.
+      // A command the producer gave up on after its 202 (commands/submit.ts): send it again, after a pause.
       if (reply.status === 503) res.set('Retry-After', '5');
       sendReply(res, reply.status, reply.body);
       return;

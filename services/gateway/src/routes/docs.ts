@@ -11,7 +11,7 @@ import {
   type SchemaFile,
 } from '@ingest/contracts';
 import { CLOUDEVENTS_SOURCE, EVENT_DATA_SCHEMAS } from '@ingest/domain';
-import { notFound } from '../errors.ts';
+import { notFound } from '../errors/catalog.ts';
 
 export interface DocsDeps {
   /** PUBLIC_BASE_URL; a function, as the default is the listen address, known once the gateway listens. */

@@ -15,7 +15,8 @@ import {
 import { CLOUDEVENTS_SOURCE, EVENT_DATA_SCHEMAS, KEY_FIELDS, ORDER_LINE_FIELDS } from '@ingest/domain';
 import type { Pool } from '@ingest/db';
 import { DEFAULT_TOPICS } from '@ingest/kafka';
-import { createRegistry, publicBaseUrl, silentLogger } from '@ingest/runtime';
+import { createRegistry, publicBaseUrl } from '@ingest/runtime';
+import { silentLogger } from '@ingest/runtime/testing';
 import { buildApp } from '../app.ts';
 import { DEFAULT_GATEWAY_CONFIG } from '../config.ts';
 import { startTestGateway, TEST_CRON_SECRET, TEST_INGEST_SECRET, type TestGateway } from '../../testing/testGateway.ts';

@@ -8,14 +8,14 @@ import type {
   InventorySnapshotLines,
   InventorySnapshotRequest,
 } from '@ingest/contracts/types';
-import { QTY_FIELDS, type LevelsLine, type QtyField } from '@ingest/domain';
-import { requireIngestSecret } from '../auth.ts';
-import { badRequest, unprocessable } from '../errors.ts';
-import { intake, type Intake } from '../intake.ts';
-import { inexactNumbersOf } from '../body.ts';
-import { formatPath, inexactMessage } from '../exactNumbers.ts';
-import { businessDate, inventoryAsOf, locationRefOf, payloadHash } from '../inventoryInput.ts';
-import { submitCommand, type SubmitDeps } from '../submit.ts';
+import { businessDate, QTY_FIELDS, type LevelsLine, type QtyField } from '@ingest/domain';
+import { requireIngestSecret } from '../edge/auth.ts';
+import { badRequest, unprocessable } from '../errors/catalog.ts';
+import { intake, type Intake } from '../commands/intake.ts';
+import { inexactNumbersOf } from '../edge/body.ts';
+import { formatPath, inexactMessage } from '../edge/exactNumbers.ts';
+import { inventoryAsOf, locationRefOf, payloadHash } from '../commands/inventoryInput.ts';
+import { submitCommand, type SubmitDeps } from '../commands/submit.ts';
 
 /** What the shared steps read of a body of endpoint 3, 4 or 5 (schemas/http/*.request.json). */
 type InventoryBody = Pick<InventorySnapshotRequest, 'shop' | 'source_system' | 'lines' | 'inventory_as_of' | 'idempotency_key'> &

@@ -2,12 +2,12 @@ import { Router, type Request, type Response } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { OrderLinesBulkUpsertRequest } from '@ingest/contracts/types';
 import { BUSINESS_TIME, inBusinessTime, parseInstant, type RowProblem } from '@ingest/domain';
-import { requireIngestSecret } from '../auth.ts';
-import { badRequest } from '../errors.ts';
-import { intake, type Intake } from '../intake.ts';
-import { submitCommand, type SubmitDeps } from '../submit.ts';
-import { inexactNumbersOf } from '../body.ts';
-import { inexactMessage, type InexactNumber } from '../exactNumbers.ts';
+import { requireIngestSecret } from '../edge/auth.ts';
+import { badRequest } from '../errors/catalog.ts';
+import { intake, type Intake } from '../commands/intake.ts';
+import { submitCommand, type SubmitDeps } from '../commands/submit.ts';
+import { inexactNumbersOf } from '../edge/body.ts';
+import { inexactMessage, type InexactNumber } from '../edge/exactNumbers.ts';
 
 const ROWS_REQUIRED = 'rows[] required and non-empty';
 

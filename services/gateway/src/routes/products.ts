@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { ProductInput, ProductsBulkUpsertRequest, ProductsIngestRequest, ProductsUpsertPayload } from '@ingest/contracts/types';
-import { requireCronSecret, requireIngestSecret } from '../auth.ts';
-import { badRequest } from '../errors.ts';
-import { submitCommand, type SubmitDeps } from '../submit.ts';
-import { intake, type Intake } from '../intake.ts';
-import { inexactNumbersOf } from '../body.ts';
-import { formatPath, inexactMessage, type InexactNumber } from '../exactNumbers.ts';
+import { requireCronSecret, requireIngestSecret } from '../edge/auth.ts';
+import { badRequest } from '../errors/catalog.ts';
+import { submitCommand, type SubmitDeps } from '../commands/submit.ts';
+import { intake, type Intake } from '../commands/intake.ts';
+import { inexactNumbersOf } from '../edge/body.ts';
+import { formatPath, inexactMessage, type InexactNumber } from '../edge/exactNumbers.ts';
 
 type Item = ProductsUpsertPayload['items'][number];
 

@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool, dropDatabase, ensureDatabase, migrate, startTableUpkeep, withDatabase } from '@ingest/db';
-import { createKafka } from '@ingest/kafka';
+import { createKafka, readKafkaSecurity } from '@ingest/kafka';
 import { createRegistry, Gauge, readCommonConfig, setting } from '@ingest/runtime';
 import { rebuildInPlace } from '../replay/rebuildInPlace.ts';
 import { replayCommandLog, type ReplayProgress } from '../replay/replayer.ts';
@@ -43,6 +43,7 @@ export async function replayTool(args: string[], env: NodeJS.ProcessEnv, opts: R
   }
   const inPlace = values.into === undefined;
   const common = readCommonConfig(env);
+  const kafkaSecurity = readKafkaSecurity(env);
   const scratchUrl =
     setting(env, 'REPLAY_DATABASE_URL') ?? withDatabase(common.databaseUrl, `${new URL(common.databaseUrl).pathname.slice(1)}_replay`);
   const targetUrl = inPlace ? common.databaseUrl : scratchUrl;
@@ -87,7 +88,7 @@ export async function replayTool(args: string[], env: NodeJS.ProcessEnv, opts: R
     );
   };
   const replayOptions = {
-    kafka: createKafka({ brokers: common.kafkaBrokers, security: common.kafkaSecurity, clientId: 'ingest-replay' }),
+    kafka: createKafka({ brokers: common.kafkaBrokers, security: kafkaSecurity, clientId: 'ingest-replay' }),
     schemas: new SchemaRegistry(),
     topic: common.topics.commands,
     batchSize: setting(env, 'REPLAY_BATCH'),

@@ -1,0 +1,265 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Request, Response } from 'express';
+import { v7 as uuidv7 } from 'uuid';
+import type { Pool } from '@ingest/db';
+import type { Command, CommandKind, InventoryMeta } from '@ingest/domain';
+import { classifyKafkaError, KafkaPortError, type CommandEnvelopeLike, type CommandLog } from '@ingest/kafka';
+import { failpoint, type Logger } from '@ingest/runtime';
+import { ApiError, badRequest, unavailable } from '../errors/catalog.ts';
+import { sendReply } from '../errors/reply.ts';
+import {
+  claimKey,
+  fingerprintOf,
+  idempotencyKeyOf,
+  inFlight,
+  LEASE_MARGIN_MS,
+  markAnswered,
+  mismatch,
+  readKey,
+  releaseKey,
+  replay,
+  takeOverKey,
+  type KeyScope,
+} from './idempotency.ts';
+import type { GatewayMetrics } from '../metrics.ts';
+import { fetchReplies, type ReplyWaiter } from './replies.ts';
+import { answerDryRun, dryRunRequested, type DryRunner } from './dryRun.ts';
+
+export interface SubmitDeps {
+  commandLog: CommandLog;
+  replies: ReplyWaiter;
+  pool: Pool;
+  log: Logger;
+  metrics: GatewayMetrics;
+  replyTimeoutMs: number;
+  /** How long an accepted command whose append failed is appended again before its result says 503. */
+  resendWindowMs: number;
+  /** How long an Idempotency-Key header's answer is kept. */
+  idempotencyKeyTtlMs: number;
+  now: () => Date;
+  newId: () => string;
+  /** Where a dry run goes instead of the command log (D22). */
+  dryRunner: DryRunner;
+}
+
+async function recordRequest(pool: Pool, command: { command_id: string; shop: string; kind: string; received_at: string }): Promise<void> {
+  await pool.query(
+    'INSERT INTO agent_runtime.command_requests (command_id, shop, kind, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+    [command.command_id, command.shop, command.kind, command.received_at],
+  );
+}
+
+/** Appends an accepted command whose first append the producer gave up on, with backoff, for the resend window. */
+async function resendUntilAppended(deps: SubmitDeps, command: CommandEnvelopeLike, log: Logger): Promise<void> {
+  const deadline = Date.now() + deps.resendWindowMs;
+  for (let delay = 1000; Date.now() < deadline; delay = Math.min(30_000, delay * 2)) {
+    await sleep(delay);
+    try {
+      await deps.commandLog.appendCommand(command);
+      log.info('accepted command appended on resend');
+      return;
+    } catch (err) {
+      // Not acknowledged again: wait for its outcome rather than pile up copies.
+      if (
+        err instanceof KafkaPortError &&
+        err.outcome &&
+        (await err.outcome.then(
+          () => true,
+          () => false,
+        ))
+      )
+        return;
+      log.warn({ failure: classifyKafkaError(err) }, 'accepted command not appended yet; resending');
+    }
+  }
+  log.error('accepted command could not be appended within the resend window: its result says so');
+  await recordNotAppended(deps.pool, command).catch((e: unknown) =>
+    log.error({ err: e }, 'could not record that the command was not appended'),
+  );
+}
+
+/** The gateway gave up on a command whose 202 was already given: its result tells the client to send it again. */
+async function recordNotAppended(pool: Pool, command: { command_id: string; shop: string; kind: string }): Promise<void> {
+  await pool.query(
+    `WITH r AS (
+       INSERT INTO agent_runtime.command_results (command_id, shop, kind, status_code, body)
+       VALUES ($1, $2, $3, 503, $4) ON CONFLICT (command_id) DO NOTHING RETURNING command_id)
+     SELECT pg_notify('command_results', $1::text) FROM r`,
+    [
+      command.command_id,
+      command.shop,
+      command.kind,
+      JSON.stringify({ ok: false, error: 'command log unavailable: the command was not appended; send it again' }),
+    ],
+  );
+}
+
+async function forgetRequest(pool: Pool, commandId: string): Promise<void> {
+  await pool.query('DELETE FROM agent_runtime.command_requests WHERE command_id = $1', [commandId]);
+}
+
+export const defaultIds = { now: () => new Date(), newId: () => uuidv7() };
+
+function prefersAsync(req: Request): boolean {
+  const prefer = req.headers['prefer'];
+  return (Array.isArray(prefer) ? prefer.join(',') : (prefer ?? '')).toLowerCase().includes('respond-async');
+}
+
+/** What a route hands over: a command's kind with that kind's payload (schemas/commands), and its shop. */
+type CommandInput = { [K in CommandKind]: { kind: K; payload: Extract<Command, { kind: K }>['payload'] } }[CommandKind] & {
+  shop: string;
+  /** Inventory commands' envelope fields (schemas/commands/envelope.json). */
+  meta?: Pick<InventoryMeta, 'source_system' | 'inventory_as_of' | 'idempotency_key' | 'payload_hash'>;
+  receivedAt?: Date;
+  /** The endpoint's own dry-run body flag (order lines); `?dry_run=true` works on every endpoint. */
+  dryRun?: boolean;
+};
+type Envelope = ReturnType<typeof envelope>;
+
+function envelope(req: Request, c: CommandInput, id: { command_id: string; received_at: string }) {
+  return {
+    command_id: id.command_id,
+    kind: c.kind,
+    shop: c.shop,
+    received_at: id.received_at,
+    source: { endpoint: req.path },
+    ...c.meta,
+    payload: c.payload,
+  };
+}
+
+/**
+ * The one way in (D1): builds the command envelope (id and time decided here, D3), appends it to
+ * Kafka, and answers with the projector's result, or 202 when it is late or async was asked (D6).
+ * With an `Idempotency-Key` header the answer is kept for the key (idempotency.ts).
+ */
+export async function submitCommand(deps: SubmitDeps, req: Request, res: Response, c: CommandInput): Promise<void> {
+  const fresh = () => ({ command_id: deps.newId(), received_at: (c.receivedAt ?? deps.now()).toISOString() });
+  // The same command, projected and rolled back instead of appended: the answer is the real one's.
+  // A dry run writes nothing, an Idempotency-Key included (D22).
+  if (dryRunRequested(req, c.dryRun)) return answerDryRun(deps.dryRunner, res, envelope(req, c, fresh()));
+  const key = idempotencyKeyOf(req);
+  if (key === null) return appendAndAnswer(deps, req, res, envelope(req, c, fresh()), null, false);
+  await submitKeyed(deps, req, res, c, { credential: String(res.locals['credential'] ?? ''), shop: c.shop, key }, fresh);
+}
+
+/**
+ * With an Idempotency-Key (docs/api.md "Idempotency-Key header"): the key and the command id are
+ * recorded in one statement with the command's request row, before the append (the one extra
+ * indexed write of a keyed request). A retry then finds: the command's result (the stored
+ * answer, replayed); a 202 already given (the 202 again); the first request still within its
+ * lease (409); or, after the lease (its gateway crashed between recording and answering), the
+ * same command, which this request appends again with the same id: if the first append did reach
+ * the log, the projector's claim (D4) applies it once.
+ */
+async function submitKeyed(
+  deps: SubmitDeps,
+  req: Request,
+  res: Response,
+  c: CommandInput,
+  scope: KeyScope,
+  fresh: () => { command_id: string; received_at: string },
+): Promise<void> {
+  const fingerprint = fingerprintOf(req, scope);
+  const leaseMs = deps.replyTimeoutMs + LEASE_MARGIN_MS;
+  // A key freed in between (pruned, released after a failed append) is claimed again: at most twice.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const command = envelope(req, c, fresh());
+    if (await claimKey(deps.pool, scope, fingerprint, command, leaseMs, deps.idempotencyKeyTtlMs))
+      return appendAndAnswer(deps, req, res, command, scope, true);
+    const stored = await readKey(deps.pool, scope, deps.idempotencyKeyTtlMs);
+    if (!stored) continue;
+    if (stored.fingerprint !== fingerprint) throw mismatch();
+    const reply = (await fetchReplies(deps.pool, [stored.command_id])).get(stored.command_id);
+    if (reply && reply.status === 503 && !reply.parked) {
+      // Its result says it was never appended, send it again: the key did nothing, it is free.
+      await releaseKey(deps.pool, scope, stored.command_id);
+      continue;
+    }
+    if (reply) return replay(res, reply.status, reply.body);
+    if (stored.answered) return replay(res, 202, accepted(stored.command_id));
+    // The first request answers within its reply timeout (then a retry gets that answer): wait no longer than that.
+    if (!stored.lapsed) throw inFlight(Math.min(stored.wait_s, Math.max(1, Math.ceil(deps.replyTimeoutMs / 1000))));
+    if (!(await takeOverKey(deps.pool, scope, stored.command_id, leaseMs))) throw inFlight(1);
+    deps.log.warn({ command_id: stored.command_id, shop: c.shop }, 'idempotency key lease lapsed: the same command is sent again');
+    return appendAndAnswer(deps, req, res, envelope(req, c, stored), scope, false);
+  }
+  throw inFlight(1);
+}
+
+const accepted = (commandId: string) => ({ ok: true, status: 'accepted', command_id: commandId, result_url: `/api/commands/${commandId}` });
+
+async function appendAndAnswer(
+  deps: SubmitDeps,
+  req: Request,
+  res: Response,
+  command: Envelope,
+  scope: KeyScope | null,
+  recorded: boolean,
+): Promise<void> {
+  const log = deps.log.child({ command_id: command.command_id, shop: command.shop, kind: command.kind });
+  const asyncWanted = prefersAsync(req);
+
+  // The command's status is recorded durably before it is appended: a client told 200 or 202 is
+  // never told 404 later by any gateway instance. While PostgreSQL is down this fails first, and the
+  // client gets 503 with Retry-After before anything reaches the log.
+  if (!recorded) await recordRequest(deps.pool, command);
+
+  const pending = asyncWanted ? null : deps.replies.register(command.command_id);
+  const produceStarted = performance.now();
+  let appended = true;
+  try {
+    await failpoint('gateway.before-append');
+    await deps.commandLog.appendCommand(command);
+  } catch (err) {
+    // JSON.parse takes any depth, JSON.stringify overflows near 5,000 levels: that is the client's body.
+    const failure = err instanceof RangeError ? null : classifyKafkaError(err);
+    if (failure?.code === 'kafka_unknown_outcome' && err instanceof KafkaPortError && err.outcome) {
+      // Handed to the broker but not acknowledged: it may well be appended, so "retry" would risk
+      // applying it twice. The client gets 202 with its command id. If the producer finally gives
+      // up, the gateway appends it again until the broker takes it (a copy in the log is harmless:
+      // the projector's claim applies a command once, D4); only if that fails for the whole
+      // resend window does its result say 503, which GET /api/commands/{id} tells the client.
+      log.warn({ failure }, 'append outcome unknown: answered 202');
+      appended = false;
+      err.outcome.catch(() => void resendUntilAppended(deps, command, log));
+    } else {
+      pending?.cancel();
+      // Not appended: the client is told to retry, so the row must not say "pending" for ever. Its id
+      // was never given out; if the delete fails too, retention removes it.
+      void forgetRequest(deps.pool, command.command_id).catch(() => {});
+      // The key is free again (a retry is processed anew); if the delete fails, the lease lapses.
+      if (scope) await releaseKey(deps.pool, scope, command.command_id).catch(() => {});
+      if (!failure) throw badRequest('invalid JSON body: nested too deeply', 'invalid_json');
+      log.warn({ failure }, 'command not appended');
+      if (failure.code === 'message_too_large')
+        throw new ApiError(413, 'body_too_large', { ok: false, error: 'request too large for the command log' });
+      throw unavailable('command log unavailable; retry later', 5);
+    }
+  } finally {
+    deps.metrics.produce.observe((performance.now() - produceStarted) / 1000);
+  }
+  await failpoint('gateway.after-append-before-reply');
+
+  const waitStarted = performance.now();
+  const reply = pending && appended ? await pending.wait(deps.replyTimeoutMs) : null;
+  if (!appended) pending?.cancel();
+  if (reply?.parked) {
+    deps.metrics.replyWait.observe({ outcome: 'parked' }, (performance.now() - waitStarted) / 1000);
+    res.status(202).json(reply.body);
+    return;
+  }
+  if (reply) {
+    deps.metrics.replyWait.observe({ outcome: 'replied' }, (performance.now() - waitStarted) / 1000);
+    sendReply(res, reply.status, reply.body);
+    return;
+  }
+  deps.metrics.replyWait.observe({ outcome: 'async' }, (performance.now() - waitStarted) / 1000);
+  // A retry of this key answers this 202 again (or the result, once known), not 409.
+  if (scope)
+    await markAnswered(deps.pool, scope, command.command_id).catch((err: unknown) =>
+      log.warn({ err }, 'could not record the 202 for its idempotency key'),
+    );
+  if (asyncWanted) res.set('Preference-Applied', 'respond-async');
+  res.status(202).json(accepted(command.command_id));
+}
