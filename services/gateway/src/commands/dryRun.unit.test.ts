@@ -134,6 +134,20 @@ describe('dry run (D22)', () => {
     expect(gw.dryRuns).toEqual([]);
   });
 
+  it('a malformed Idempotency-Key is refused as for the real request, on every write endpoint, and nothing is run', async () => {
+    gw = await startTestGateway();
+    for (const e of ENDPOINTS) {
+      for (const key of ['', 'k'.repeat(256), 'caf\u00e9']) {
+        const headers = { ...(e.headers ?? ING), 'idempotency-key': key };
+        const [dry, real] = [await send(`${e.path}?dry_run=true`, e.body, headers), await send(e.path, e.body, headers)];
+        expect({ path: e.path, key: key.slice(0, 8), status: dry.status }).toEqual({ path: e.path, key: key.slice(0, 8), status: 400 });
+        expect(await dry.json()).toEqual(await real.json());
+      }
+    }
+    expect(gw.dryRuns).toEqual([]);
+    expect(gw.appended).toEqual([]);
+  });
+
   it('a refusal of the projection (422 location_unresolved) is answered with its status, plus dry_run and as_of', async () => {
     const body = { ok: false, error_kind: 'location_unresolved', error: 'no location' };
     gw = await startTestGateway(

@@ -135,10 +135,12 @@ function envelope(req: Request, c: CommandInput, id: { command_id: string; recei
  */
 export async function submitCommand(deps: SubmitDeps, req: Request, res: Response, c: CommandInput): Promise<void> {
   const fresh = () => ({ command_id: deps.newId(), received_at: (c.receivedAt ?? deps.now()).toISOString() });
+  // The key is read first: a malformed one is refused the same way with or without a dry run (a dry
+  // run answers what the real request would, its 400 included).
+  const key = idempotencyKeyOf(req);
   // The same command, projected and rolled back instead of appended: the answer is the real one's.
   // A dry run writes nothing, an Idempotency-Key included (D22).
   if (dryRunRequested(req, c.dryRun)) return answerDryRun(deps.dryRunner, res, envelope(req, c, fresh()));
-  const key = idempotencyKeyOf(req);
   if (key === null) return appendAndAnswer(deps, req, res, envelope(req, c, fresh()), null, false);
   await submitKeyed(deps, req, res, c, { credential: String(res.locals['credential'] ?? ''), shop: c.shop, key }, fresh);
 }
