@@ -10,6 +10,11 @@ import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from '../src/config.ts';
 import type { ReplyWaiter } from '../src/commands/replies.ts';
 import type { DryRunner } from '../src/commands/dryRun.ts';
 
+// One schema registry for every test gateway of a test file, as a process has one: its validators
+// are compiled once (ajv compiling the schemas anew for each gateway was most of a gateway's start).
+let schemas: SchemaRegistry | null = null;
+const sharedSchemas = (): SchemaRegistry => (schemas ??= new SchemaRegistry());
+
 export type AppendedCommand = Parameters<CommandLog['appendCommand']>[0];
 
 export interface TestGateway {
@@ -64,7 +69,7 @@ export async function startTestGateway(
       replyTimeoutMs: 10,
       ...config,
     },
-    schemas: new SchemaRegistry(),
+    schemas: sharedSchemas(),
     commandLog: ports.commandLog ?? { appendCommand: async (c) => void appended.push(structuredClone(c)) },
     replies,
     dryRunner: ports.dryRunner ?? dryRunner,
