@@ -1,5 +1,5 @@
 // B1.floor: the contract floor for an inventory.snapshot. After the projector's own claim and shop
-// lock (runtimeStore.ts), ONE set-based statement writes exactly the rows the projector writes:
+// lock (the ledger's processedCommands.claim and lockShop), ONE set-based statement writes exactly the rows the projector writes:
 // levels with the D15b stamps (unchanged levels only stamped, by the same UPDATE as the rest),
 // update logs with the same log_id / log_seq, daily rows when new or changed (D16, D16b), the
 // audit-batch outbox row and stock events (D18), and the stored reply. D6a (a barcode repeated in
@@ -8,10 +8,10 @@
 // extended with what the projector still does in other statements and in JavaScript: stock-event ids
 // (sha1 in SQL) and payloads, the outbox rows and the stored reply. The one audit-batch event id is
 // passed in (eventId from @ingest/domain, like the projector).
-import type { PoolClient } from '@ingest/db';
+import { lockShop, processedCommands, type PoolClient } from '@ingest/db';
 import { eventId, type InventorySnapshotCommand } from '@ingest/domain';
 import type { TopicNames } from '@ingest/kafka';
-import { SNAPSHOT_CTES, snapshotParams, claimCommand, lockShop, type CommandPosition } from '@ingest/projection';
+import { SNAPSHOT_CTES, snapshotParams, type CommandPosition } from '@ingest/projection';
 
 const EVENT_NS_HEX = 'e3a9f1c7-6d2b-4e8a-9b5f-1c7d3e9a2f6b'.replaceAll('-', ''); // packages/domain/src/ids.ts EVENT_NS
 const CE_SOURCE = '/retail-ingestion/projector'; // CLOUDEVENTS_SOURCE
@@ -116,7 +116,7 @@ export async function applyFloor(
   at: CommandPosition,
   topics: TopicNames,
 ): Promise<FloorOutcome> {
-  if (!(await claimCommand(tx, c, at))) return { applied: false, logs: 0, outbox: 0 };
+  if (!(await processedCommands.claim(tx, c, at))) return { applied: false, logs: 0, outbox: 0 };
   await lockShop(tx, c.shop);
   const { rows } = await tx.query<{ location_id: string | null; logs: number; outbox: number; stored: number }>(
     FLOOR_SQL,

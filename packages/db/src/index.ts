@@ -1,4 +1,4 @@
-export { createPool, withTransaction, LIVE_SEARCH_PATH, type Pool, type PoolClient, type PoolOptions } from './pool.ts';
+export { createPool, withTransaction, LIVE_SEARCH_PATH, type Pool, type PoolClient, type PoolOptions, type Queryable } from './pool.ts';
 export { migrate, ensureDatabase, createDatabaseFromTemplate, dropDatabase, withDatabase, MIGRATIONS_DIR } from './migrate.ts';
 export { classifyDbError, isDbUnavailable, isDbTransient, type DbFailureKind } from './errors.ts';
 export { createListener, type Listener, type ListenerOptions } from './listener.ts';
@@ -12,3 +12,5 @@ export {
   type TableCounters,
   type AutovacuumSettings,
 } from './upkeepDue.ts';
+// The ledger: the only code that names agent_runtime's tables (ledger/index.ts).
+export * from './ledger/index.ts';

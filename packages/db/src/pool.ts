@@ -2,6 +2,8 @@ import pg from 'pg';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
+/** What a statement runs on: the pool, a transaction's client, or a session of its own (pg.Client). */
+export type Queryable = Pick<pg.ClientBase, 'query'>;
 
 // numeric -> JS number: prices and amounts round-trip exactly for the values JSON can carry.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));

@@ -1,4 +1,5 @@
 import kafkajs, { type Admin, type Kafka } from 'kafkajs';
+import { retry } from '@ingest/runtime';
 import { DEFAULT_TOPICS_NAMES } from './topicDefaults.ts';
 import type { TopicReplication } from './topicReplication.ts';
 
@@ -120,24 +121,33 @@ async function createTopics(admin: Admin, topics: TopicPlan[]): Promise<void> {
   );
 }
 
-/** Every partition of the topics has a leader, as metadata from any broker says; retries while brokers catch up. */
+/** Some partition has no leader yet (its message says which). */
+class NoLeaderYet extends Error {}
+/** What a broker that has not caught up with the new topics answers. */
+const CATCHING_UP = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+const typeOf = (err: unknown): string => {
+  const type = (err as { type?: unknown } | null)?.type;
+  return typeof type === 'string' ? type : '';
+};
+
+/** Every partition of the topics has a leader, as metadata from any broker says; asks every 100 ms while brokers catch up. */
 async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (let last = ''; ;) {
-    try {
-      const md = await admin.fetchTopicMetadata({ topics });
-      const leaderless = md.topics.flatMap((t) => t.partitions.filter((p) => p.leader < 0).map((p) => `${t.name}/${p.partitionId}`));
-      if (leaderless.length === 0 && md.topics.length === topics.length) return;
-      last = `no leader yet for ${leaderless.join(', ') || 'some topics'}`;
-    } catch (err) {
-      const type = (err as { type?: string }).type;
-      if (type !== 'UNKNOWN_TOPIC_OR_PARTITION' && type !== 'LEADER_NOT_AVAILABLE') throw err;
-      last = type;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`topics ${topics.join(', ')} created, but their partitions had no leaders after ${timeoutMs / 1000} s (${last})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const led = async (): Promise<void> => {
+    const md = await admin.fetchTopicMetadata({ topics });
+    const leaderless = md.topics.flatMap((t) => t.partitions.filter((p) => p.leader < 0).map((p) => `${t.name}/${p.partitionId}`));
+    if (leaderless.length === 0 && md.topics.length === topics.length) return;
+    throw new NoLeaderYet(`no leader yet for ${leaderless.join(', ') || 'some topics'}`);
+  };
+  const catchingUp = (err: unknown): boolean => err instanceof NoLeaderYet || CATCHING_UP.has(typeOf(err));
+  await retry(led, {
+    classify: (err) => (catchingUp(err) ? 'catching_up' : null),
+    backoff: () => (Date.now() > deadline ? null : 100),
+  }).catch((err: unknown) => {
+    if (!catchingUp(err)) throw err;
+    const last = err instanceof NoLeaderYet ? err.message : typeOf(err);
+    throw new Error(`topics ${topics.join(', ')} created, but their partitions had no leaders after ${timeoutMs / 1000} s (${last})`);
+  });
 }
 
 /** A live topic as the plan sees it. */

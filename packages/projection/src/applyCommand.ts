@@ -1,8 +1,7 @@
-import type { PoolClient } from '@ingest/db';
-import type { Command } from '@ingest/domain';
+import { outbox, parkedCommands, processedCommands, type CommandPosition, type PoolClient } from '@ingest/db';
+import type { Command, OutboxEvent } from '@ingest/domain';
 import type { TopicNames } from '@ingest/kafka';
 import { projectCommand } from './projectCommand.ts';
-import { claimAndLock, openParkedCommand, parkCommand, storeOutcome, type CommandPosition } from './runtimeStore.ts';
 
 export type ApplyOutcome = 'applied' | 'duplicate' | 'parked';
 
@@ -21,13 +20,13 @@ export interface ApplyOptions {
  * first: an in-place rebuild's swap locks the claims table to find no live transaction half way.
  */
 export async function applyCommand(tx: PoolClient, c: Command, at: CommandPosition, opts: ApplyOptions): Promise<ApplyOutcome> {
-  if (!(await claimAndLock(tx, c, at, opts.checkpoint ?? false))) return 'duplicate';
+  if (!(await processedCommands.claimAndLock(tx, c, at, opts.checkpoint ?? false))) return 'duplicate';
   if (opts.parkBehind) {
-    const blocker = await openParkedCommand(tx, c.shop);
+    const blocker = await parkedCommands.firstOpen(tx, c.shop);
     if (blocker) {
       // Not applied: its claim goes, so that retrying it later applies it.
-      await tx.query('DELETE FROM processed_commands WHERE command_id = $1', [c.command_id]);
-      await parkCommand(tx, {
+      await processedCommands.unclaim(tx, c.command_id);
+      await parkedCommands.park(tx, {
         command_id: c.command_id,
         shop: c.shop,
         kind: c.kind,
@@ -42,9 +41,23 @@ export async function applyCommand(tx: PoolClient, c: Command, at: CommandPositi
   }
   const { reply, events } = await projectCommand(tx, c);
   if (opts.sideEffects) {
-    await storeOutcome(tx, c, reply, events, opts.sideEffects.topics);
+    await outbox.storeOutcome(tx, c, reply, outboxRows(events, opts.sideEffects.topics));
   }
   return 'applied';
+}
+
+/** The command's events as outbox rows: each channel goes to its configured topic. */
+function outboxRows(events: OutboxEvent[], topics: TopicNames): outbox.OutboxInsert[] {
+  const topicOf = { audit: topics.audit, stock_zero: topics.stockZero, stock_restored: topics.stockRestored };
+  return events.map((e) => ({
+    event_id: e.event_id,
+    topic: topicOf[e.channel],
+    message_key: e.key,
+    headers: e.headers,
+    payload: e.payload,
+    command_id: e.command_id,
+    log_table: e.log_table ?? null,
+  }));
 }
 
 /**

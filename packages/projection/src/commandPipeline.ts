@@ -15,7 +15,7 @@ import {
   type RunningConsumer,
 } from '@ingest/kafka';
 import { createCommandDecoder, type DecodeResult } from './decodeCommand.ts';
-import type { CommandPosition } from './runtimeStore.ts';
+import type { CommandPosition } from '@ingest/db';
 
 /** The messages a batch hands to `apply`, decoded on first use and forgotten once applied. */
 export interface CommandRun {

@@ -1,9 +1,8 @@
 import type { SchemaRegistry } from '@ingest/contracts';
-import { classifyDbError, type Pool, type PoolClient } from '@ingest/db';
+import { classifyDbError, lockShop, parkedCommands, type Pool, type PoolClient } from '@ingest/db';
 import type { OutboxEvent, Reply } from '@ingest/domain';
 import { createCommandDecoder } from './decodeCommand.ts';
 import { projectCommand } from './projectCommand.ts';
-import { lockShop, openParkedCommand } from './runtimeStore.ts';
 
 /**
  * What a command would do if it were applied now (D22). `projected`: the reply and the
@@ -49,7 +48,7 @@ export function createDryRunner(deps: DryRunnerDeps): DryRunner {
         const c = decoded.command;
         await lockShop(client, c.shop);
         const asOf = await now(client);
-        const behind = await openParkedCommand(client, c.shop);
+        const behind = await parkedCommands.firstOpen(client, c.shop);
         if (behind) return { outcome: 'parked', error: `waiting behind parked command ${behind}`, waiting_behind: behind, as_of: asOf };
         try {
           const { reply, events } = await projectCommand(client, c);

@@ -1,7 +1,8 @@
 // The projection core (D1, D4): decode a command, apply it exactly once in one transaction (claim,
-// effect, stored reply, outbox), the consumer pipeline live and replay share, and the dry run that
-// answers from the same projections. The processes around it (the live projector, replay, the parked
-// tool, the gateway's dry run) import it from here and nowhere deeper.
+// effect, stored reply, outbox: their statements are the ledger's, in @ingest/db), the consumer
+// pipeline live and replay share, and the dry run that answers from the same projections. The
+// processes around it (the live projector, replay, the parked tool, the gateway's dry run) import it
+// from here and nowhere deeper.
 export { applyCommand, isDeterministicDbError, type ApplyOptions, type ApplyOutcome } from './applyCommand.ts';
 export { processBatch, runCommandPipeline, type CommandRun, type Decode, type PipelinePolicy } from './commandPipeline.ts';
 export { createCommandDecoder, type DecodeResult } from './decodeCommand.ts';
@@ -9,15 +10,4 @@ export { createDryRunner, type DryRunner, type DryRunnerDeps, type DryRunOutcome
 export { projectCommand, type Projection } from './projectCommand.ts';
 export { projectInventory, type InventoryPath } from './inventory/projectInventory.ts';
 export { SNAPSHOT_CTES, snapshotParams } from './inventory/snapshot/index.ts';
-export {
-  advanceCheckpoint,
-  claimCommand,
-  LIVE_PROJECTOR,
-  loadCheckpoint,
-  lockShop,
-  parkCommand,
-  resetCheckpoint,
-  storeResult,
-  type CommandPosition,
-  type ParkedCommand,
-} from './runtimeStore.ts';
+export type { CommandPosition } from '@ingest/db';

@@ -58,6 +58,7 @@ export {
 export { createMetricsServer } from './observability/metricsServer.ts';
 export { checkReadiness, readinessProbe, registerReadinessMetric, type ReadinessChecks } from './observability/probes.ts';
 
-// process/: the life of a process: graceful shutdown and the test-only crash points.
+// process/: the life of a process: graceful shutdown, retries with backoff, and the test-only crash points.
 export { onShutdown } from './process/shutdown.ts';
+export { retry, delay, type RetryOptions, type RetryFailure, type RetrySignal } from './process/retry.ts';
 export { failpoint, setFailpoints, failpointsActive, FailpointError } from './process/failpoints.ts';

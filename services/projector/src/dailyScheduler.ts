@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { Pool } from '@ingest/db';
+import { dailySnapshotRuns, type Pool } from '@ingest/db';
 import { businessDate, previousDate, type DailySnapshotCommand } from '@ingest/domain';
 import type { CommandLog } from '@ingest/kafka';
 import type { Logger } from '@ingest/runtime';
@@ -14,7 +14,7 @@ export interface DailyScheduler {
  * D16: after each business midnight, one `inventory.daily_snapshot` command per shop for the day
  * that just ended. It asks the database which (shop, date) runs exist, so a restart catches up
  * the missed day; several instances may append the same command, and the projector applies a
- * (shop, date) once (agent_runtime.daily_snapshot_runs).
+ * (shop, date) once (the ledger's dailySnapshotRuns).
  */
 export function startDailyScheduler(deps: {
   pool: Pool;
@@ -27,12 +27,8 @@ export function startDailyScheduler(deps: {
   const now = deps.now ?? (() => new Date());
   const tick = async (): Promise<number> => {
     const date = previousDate(businessDate(now(), deps.timeZone));
-    const { rows } = await deps.pool.query<{ shop: string }>(
-      `SELECT DISTINCT l.shop FROM sot.inventory_levels l
-        WHERE NOT EXISTS (SELECT 1 FROM agent_runtime.daily_snapshot_runs r WHERE r.shop = l.shop AND r.snapshot_date = $1)`,
-      [date],
-    );
-    for (const { shop } of rows) {
+    const shops = await dailySnapshotRuns.shopsWithoutRun(deps.pool, date);
+    for (const shop of shops) {
       await deps.commandLog.appendCommand({
         command_id: uuidv7(),
         kind: 'inventory.daily_snapshot',
@@ -42,8 +38,8 @@ export function startDailyScheduler(deps: {
         payload: { snapshot_date: date },
       } satisfies DailySnapshotCommand);
     }
-    if (rows.length) deps.log.info({ snapshot_date: date, shops: rows.length }, 'daily snapshot commands appended');
-    return rows.length;
+    if (shops.length) deps.log.info({ snapshot_date: date, shops: shops.length }, 'daily snapshot commands appended');
+    return shops.length;
   };
   let running = false;
   const timer = setInterval(() => {

@@ -1,18 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { SchemaRegistry } from '@ingest/contracts';
-import { classifyDbError, withTransaction, type Pool } from '@ingest/db';
+import { classifyDbError, parkedCommands, projectorCheckpoints, withTransaction, type Pool } from '@ingest/db';
 import { withIncomingCommand, type BatchContext, type IncomingMessage, type Kafka, type TopicNames } from '@ingest/kafka';
-import {
-  advanceCheckpoint,
-  applyCommand,
-  loadCheckpoint,
-  parkCommand,
-  resetCheckpoint,
-  runCommandPipeline,
-  type ApplyOutcome,
-  type CommandRun,
-} from '@ingest/projection';
-import { failpoint, type Logger, type Registry } from '@ingest/runtime';
+import { applyCommand, runCommandPipeline, type ApplyOutcome, type CommandRun } from '@ingest/projection';
+import { failpoint, retry, type Logger, type Registry, type RetrySignal } from '@ingest/runtime';
 import { groupCommit } from './groupCommit.ts';
 import { projectorMetrics } from './metrics.ts';
 
@@ -54,6 +44,14 @@ export interface Projector {
 /** The consumer stopped or lost its partition while a command was being retried: do not resolve it. */
 class Aborted extends Error {}
 
+/** Retries end with Aborted once the batch's consumer stops or loses its partition (read after each failure and wait). */
+const whileRunning = (ctx: BatchContext): RetrySignal => ({
+  get aborted() {
+    return !ctx.isRunning();
+  },
+  reason: new Aborted(),
+});
+
 const errorText = (err: unknown): string => {
   const e = err as { code?: unknown; message?: unknown };
   const message = typeof e?.message === 'string' ? e.message : String(err);
@@ -75,36 +73,36 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const { applied, retries, retrying, groupSize, duration, transaction, lagOffsets, lag } = projectorMetrics(deps.registry);
 
   /**
-   * Runs `fn` until it succeeds: transient failures are retried with backoff while the consumer
-   * runs; other failures are retried until `permanentTries` (then thrown). Heartbeats go on meanwhile.
+   * Runs `fn` until it succeeds: transient failures are retried with backoff (doubling, at most 5 s
+   * apart) while the consumer runs; other failures are retried until `permanentTries` (4 times
+   * longer each time, then thrown). Heartbeats go on meanwhile.
    */
   const withRetries = async <T>(ctx: BatchContext, what: object, permanentTries: number, fn: () => Promise<T>): Promise<T> => {
-    let transient = 0;
-    let permanent = 0;
     let counted = false; // in projector_commands_retrying from its first failure until it ends
-    try {
-      for (;;) {
-        try {
-          return await fn();
-        } catch (err) {
-          if (!counted) retrying.inc();
-          counted = true;
-          if (!ctx.isRunning()) throw new Aborted();
-          const cls = classifyDbError(err) === 'permanent' ? 'permanent' : 'transient';
-          retries.inc({ class: cls });
-          if (cls === 'permanent') {
-            permanent += 1;
-            if (permanent >= permanentTries) throw err;
-            log.warn({ err, ...what, attempt: permanent }, 'command failed; trying again');
-            await sleep(baseBackoff * 4 ** (permanent - 1));
-          } else {
-            transient += 1;
-            if (transient % 10 === 1) log.warn({ err, ...what, attempt: transient }, 'database unavailable; retrying');
-            await sleep(Math.min(5000, baseBackoff * 2 ** Math.min(transient, 6)));
-          }
-          if (!ctx.isRunning()) throw new Aborted();
-        }
+    const tried = async (): Promise<T> => {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!counted) retrying.inc();
+        counted = true;
+        throw err;
       }
+    };
+    try {
+      return await retry(tried, {
+        classify: (err) => (classifyDbError(err) === 'permanent' ? 'permanent' : 'transient'),
+        backoff: (n, cls) => {
+          if (cls === 'transient') return Math.min(5000, baseBackoff * 2 ** Math.min(n, 6));
+          return n < permanentTries ? baseBackoff * 4 ** (n - 1) : null;
+        },
+        signal: whileRunning(ctx),
+        onRetry: ({ err, cls, attempt, delayMs }) => {
+          retries.inc({ class: cls });
+          if (delayMs === null) return;
+          if (cls === 'permanent') log.warn({ err, ...what, attempt }, 'command failed; trying again');
+          else if (attempt % 10 === 1) log.warn({ err, ...what, attempt }, 'database unavailable; retrying');
+        },
+      });
     } finally {
       if (counted) retrying.dec();
     }
@@ -114,7 +112,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   // another member's since): anything below it is passed without a transaction (a group reset to
   // earliest re-reads at Kafka's speed).
   const positionOf = async (ctx: BatchContext, m: IncomingMessage): Promise<number> => {
-    const stored = await withRetries(ctx, { partition: m.partition }, 1, () => loadCheckpoint(pool, m.topic, m.partition));
+    const stored = await withRetries(ctx, { partition: m.partition }, 1, () => projectorCheckpoints.load(pool, m.topic, m.partition));
     let next = stored.next;
     // A position is only good for the log it was taken on. A log that ends before it, or holds
     // another command just before it, is another log (a recreated topic, a replaced broker, the
@@ -135,17 +133,17 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
         },
         'the command log does not match the stored position (another log?): position forgotten, markers keep exactly-once',
       );
-      await withRetries(ctx, { partition: m.partition }, 1, () => resetCheckpoint(pool, m.topic, m.partition));
+      await withRetries(ctx, { partition: m.partition }, 1, () => projectorCheckpoints.reset(pool, m.topic, m.partition));
       next = 0;
     }
     return next;
   };
 
-  const park = async (ctx: BatchContext, p: Parameters<typeof parkCommand>[1]): Promise<void> => {
+  const park = async (ctx: BatchContext, p: parkedCommands.ParkedCommand): Promise<void> => {
     await withRetries(ctx, { command_id: p.command_id }, 1, () =>
       withTransaction(pool, async (tx) => {
-        await advanceCheckpoint(tx, p.at, p.command_id);
-        await parkCommand(tx, p);
+        await projectorCheckpoints.advance(tx, p.at, p.command_id);
+        await parkedCommands.park(tx, p);
       }),
     );
     log.error({ command_id: p.command_id, shop: p.shop, kind: p.kind, error: p.error, ...p.at }, 'command parked');
@@ -184,7 +182,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
       } else {
         // Nothing to answer and no shop to hold back: logged, counted and passed.
         log.error({ ...at, error: decoded.error }, 'undecodable command without a shop skipped');
-        await withRetries(ctx, at, 1, () => withTransaction(pool, (tx) => advanceCheckpoint(tx, at, null)));
+        await withRetries(ctx, at, 1, () => withTransaction(pool, (tx) => projectorCheckpoints.advance(tx, at, null)));
         applied.inc({ kind: 'unknown', outcome: 'rejected' });
       }
       return;

@@ -1,4 +1,13 @@
-import type { Pool } from '@ingest/db';
+import {
+  commandRequests,
+  commandResults,
+  outbox,
+  parkedCommands,
+  processedCommands,
+  requestKeys,
+  type Pool,
+  type PruneTarget,
+} from '@ingest/db';
 import type { Logger, Registry } from '@ingest/runtime';
 import { prunerMetrics } from './metrics.ts';
 
@@ -23,38 +32,23 @@ export interface Pruner {
   stop(): Promise<void>;
 }
 
+/** A table to prune, and the retention window its rows are kept for (null: none, they go once done). */
 interface Target {
-  table: string;
-  where: string;
+  prune: PruneTarget;
   retention: 'results' | 'markers' | 'keys' | null;
-  /** The time column whose pruned span is recorded (so a pruned command answers `expired`, not 404). */
-  span?: string;
 }
 
-// Each target is found through an index (migrations/1763900000000_fault-tolerance.sql).
+// The statements are the ledger's; a pruned result or request widens the pruned span (so a pruned
+// command answers `expired`, not 404).
 const TARGETS: Target[] = [
-  { table: 'agent_runtime.processed_commands', where: "processed_at < now() - $1 * interval '1 millisecond'", retention: 'markers' },
-  {
-    table: 'agent_runtime.command_results',
-    where: "created_at < now() - $1 * interval '1 millisecond'",
-    retention: 'results',
-    span: 'created_at',
-  },
-  {
-    table: 'agent_runtime.command_requests',
-    where: "received_at < now() - $1 * interval '1 millisecond'",
-    retention: 'results',
-    span: 'received_at',
-  },
-  {
-    table: 'agent_runtime.parked_commands',
-    where: "resolved_at IS NOT NULL AND resolved_at < now() - $1 * interval '1 millisecond'",
-    retention: 'results',
-  },
+  { prune: processedCommands.prune, retention: 'markers' },
+  { prune: commandResults.prune, retention: 'results' },
+  { prune: commandRequests.prune, retention: 'results' },
+  { prune: parkedCommands.prune, retention: 'results' },
   // The Idempotency-Key header's rows, after IDEMPOTENCY_KEY_TTL.
-  { table: 'agent_runtime.request_keys', where: "created_at < now() - $1 * interval '1 millisecond'", retention: 'keys' },
+  { prune: requestKeys.prune, retention: 'keys' },
   // Published rows have done their work (the audit records stay in their log tables).
-  { table: 'agent_runtime.outbox', where: 'published_at IS NOT NULL', retention: null },
+  { prune: outbox.prune, retention: null },
 ];
 
 const PRUNE_LOCK = 0x7072756e65; // 'prune': one pruner per database at a time
@@ -87,33 +81,17 @@ export function startPruner(opts: PrunerOptions): Pruner {
                 : t.retention === 'keys'
                   ? opts.idempotencyKeyTtlMs
                   : null;
-          const params = window === null ? [batchSize] : [window, batchSize];
-          const limit = window === null ? '$1' : '$2';
           let total = 0;
           for (;;) {
             if (stopped) break;
-            const del = `DELETE FROM ${t.table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${t.table} WHERE ${t.where} LIMIT ${limit}))`;
-            const r = t.span
-              ? await client.query(
-                  `WITH d AS (${del} RETURNING ${t.span} AS at)
-                   INSERT INTO agent_runtime.pruned_span (what, oldest, newest)
-                   SELECT 'commands', min(at), max(at) FROM d HAVING count(*) > 0
-                   ON CONFLICT (what) DO UPDATE SET oldest = LEAST(pruned_span.oldest, EXCLUDED.oldest), newest = GREATEST(pruned_span.newest, EXCLUDED.newest)
-                   RETURNING (SELECT count(*)::int FROM d) AS n`,
-                  params,
-                )
-              : await client.query(del, params);
-            const n = t.span ? Number((r.rows[0] as { n?: number } | undefined)?.n ?? 0) : (r.rowCount ?? 0);
+            const n = await t.prune.deleteBatch(client, window, batchSize);
             total += n;
-            deleted.inc({ table: t.table }, n);
+            deleted.inc({ table: t.prune.table }, n);
             if (n < batchSize) break;
           }
-          counts[t.table] = total;
+          counts[t.prune.table] = total;
         }
-        const open = await client.query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM agent_runtime.parked_commands WHERE resolved_at IS NULL',
-        );
-        parkedOpen.set(open.rows[0]?.n ?? 0);
+        parkedOpen.set(await parkedCommands.countOpen(client));
         const ms = performance.now() - started;
         seconds.observe(ms / 1000);
         const total = Object.values(counts).reduce((a, b) => a + b, 0);

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { Listener, Pool } from '@ingest/db';
+import { outbox, relayLease, type Listener, type Pool } from '@ingest/db';
 import type { MessageSink, OutgoingMessage } from '@ingest/kafka';
 import { withDataschema, type LogTable } from '@ingest/domain';
-import { failpoint, publicBaseUrl, type Logger, type Registry } from '@ingest/runtime';
+import { failpoint, publicBaseUrl, retry, type Logger, type Registry } from '@ingest/runtime';
 import { expandAuditBatches } from './auditExpansion.ts';
 import { relayMetrics } from './metrics.ts';
 
@@ -55,15 +55,9 @@ export interface Relay {
  */
 const BACKLOG_MESSAGES = 2000;
 const sendSlice = (roundMessages: number): number => (roundMessages > BACKLOG_MESSAGES ? 1000 : 200);
-const LEADER_LOCK = 0x6f7574626f78; // 'outbox': one relay publishes at a time, others stand by
+const LEADER_LOCK = 0x6f7574626f78; // "outbox" in ASCII: one relay publishes at a time, others stand by
 
-interface OutboxRow {
-  id: number;
-  topic: string;
-  message_key: string;
-  headers: Record<string, string>;
-  payload: unknown;
-  command_id: string;
+interface OutboxRow extends outbox.PendingRow {
   log_table: LogTable | null;
 }
 
@@ -96,9 +90,8 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
 
   let session: pg.Client | null = null;
   let leader = false;
-  let stopped = false;
+  const stopping = new AbortController();
   let wake: (() => void) | null = null;
-  let failures = 0;
 
   const setLeader = (v: boolean): void => {
     if (leader !== v) log.info({ relay: me }, v ? 'outbox relay is the leader' : 'outbox relay lost the lead');
@@ -138,34 +131,21 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
   const tryLead = async (s: pg.Client): Promise<void> => {
     const r = await s.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LEADER_LOCK]);
     if (r.rows[0]?.ok !== true) return;
-    const prev = await s.query<{ holder: string; wait_ms: number }>(
-      `SELECT holder, CASE WHEN renewed_at + $1 * interval '1 millisecond' > now()
-                          THEN ceil(EXTRACT(EPOCH FROM (renewed_at + $1 * interval '1 millisecond' - now())) * 1000)::int ELSE 0 END AS wait_ms
-         FROM agent_runtime.relay_lease WHERE id = 1`,
-      [fenceMs],
-    );
-    const wait = prev.rows[0] && prev.rows[0].holder !== me ? prev.rows[0].wait_ms : 0;
+    const prev = await relayLease.fence(s, fenceMs);
+    const wait = prev && prev.holder !== me ? prev.wait_ms : 0;
     if (wait > 0) {
-      log.info({ previous: prev.rows[0]?.holder, waitMs: wait }, 'outbox relay waits out the fence before publishing');
+      log.info({ previous: prev?.holder, waitMs: wait }, 'outbox relay waits out the fence before publishing');
       await sleep(wait);
     }
-    if (session === s && !stopped) setLeader(true);
+    if (session === s && !stopping.signal.aborted) setLeader(true);
   };
 
   const publishBatch = async (): Promise<number> => {
     const s = session;
     if (!leader || !s) return 0;
     // Renewed on the locked session itself: if this succeeds the session, and so the lock, is ours.
-    await s.query(
-      `INSERT INTO agent_runtime.relay_lease (id, holder, renewed_at) VALUES (1, $1, now())
-       ON CONFLICT (id) DO UPDATE SET holder = EXCLUDED.holder, renewed_at = EXCLUDED.renewed_at`,
-      [me],
-    );
-    const { rows } = await s.query<OutboxRow>(
-      `SELECT id, topic, message_key, headers, payload, command_id, log_table FROM agent_runtime.outbox
-        WHERE published_at IS NULL ORDER BY id LIMIT $1`,
-      [batchSize],
-    );
+    await relayLease.renew(s, me);
+    const rows = await outbox.readPending<OutboxRow>(s, batchSize);
     if (rows.length === 0) return 0;
     const expanded = await expandAuditBatches(
       pool,
@@ -197,7 +177,8 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
       sent();
     }
     await failpoint('relay.after-publish-before-mark');
-    await s.query('UPDATE agent_runtime.outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [taken.map((r) => r.id)]);
+    const ids = taken.map((r) => r.id);
+    await outbox.markPublished(s, ids);
     published.inc(messages.length);
     return taken.length;
   };
@@ -208,65 +189,71 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
     return total;
   };
 
+  /** One round: (re)connect, try to lead, publish what is pending and, now and then, count the backlog. */
+  const round = async (): Promise<void> => {
+    const s = session ?? (await openSession());
+    if (!leader) await tryLead(s);
+    if (!leader) return;
+    // Counted even when publishing fails (Kafka down): that is when the backlog's age matters.
+    let failed: { err: unknown } | null = null;
+    await drain().catch((err: unknown) => {
+      failed = { err };
+    });
+    if (performance.now() - countedAt >= countEveryMs) {
+      const p = await outbox.backlog(s);
+      countedAt = performance.now();
+      pendingGauge.set(p.n);
+      if (leader) metrics.setOldest(p.age === null ? null : Math.max(0, p.age));
+    }
+    if (failed) throw (failed as { err: unknown }).err;
+  };
+
+  /** Waits `ms`, or until an `outbox` notification or stop() ends the wait. */
+  const nap = async (ms: number): Promise<void> => {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+    wake = null;
+  };
+
   const loop = async (): Promise<void> => {
-    while (!stopped) {
+    while (!stopping.signal.aborted) {
       try {
-        const s = session ?? (await openSession());
-        if (!leader) await tryLead(s);
-        if (leader) {
-          // Counted even when publishing fails (Kafka down): that is when the backlog's age matters.
-          let failed: { err: unknown } | null = null;
-          await drain().catch((err: unknown) => {
-            failed = { err };
-          });
-          if (performance.now() - countedAt >= countEveryMs) {
-            // The oldest row by id (the partial index), its age measured by the database's clock.
-            const p = await s.query<{ n: number; age: number | null }>(
-              `SELECT count(*)::int AS n,
-                      (SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM agent_runtime.outbox
-                        WHERE published_at IS NULL ORDER BY id LIMIT 1) AS age
-                 FROM agent_runtime.outbox WHERE published_at IS NULL`,
-            );
-            countedAt = performance.now();
-            pendingGauge.set(p.rows[0]?.n ?? 0);
-            const age = p.rows[0]?.age ?? null;
-            if (leader) metrics.setOldest(age === null ? null : Math.max(0, age));
-          }
-          if (failed) throw (failed as { err: unknown }).err;
-        }
-        failures = 0;
-      } catch (err) {
-        failures += 1;
-        if (failures % 20 === 1) log.warn({ err, attempt: failures }, 'outbox relay: round failed, will retry');
+        await retry(round, {
+          classify: () => 'round',
+          // Backs off while rounds fail (database or broker down), up to 10 s.
+          backoff: (failures) => Math.min(10_000, pollMs * 2 ** Math.min(failures, 5)),
+          signal: stopping.signal,
+          onRetry: ({ err, attempt }) => {
+            if (attempt % 20 === 1) log.warn({ err, attempt }, 'outbox relay: round failed, will retry');
+          },
+          wait: nap,
+        });
+      } catch {
+        break; // stopped while rounds failed
       }
-      if (stopped) break;
-      // Backs off while rounds fail (database or broker down), up to 10 s.
-      const delay = failures > 0 ? Math.min(10_000, pollMs * 2 ** Math.min(failures, 5)) : leader ? pollMs : pollMs * 4;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, delay);
-        wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-      wake = null;
+      if (stopping.signal.aborted) break;
+      await nap(leader ? pollMs : pollMs * 4);
     }
   };
-  const unsubscribe = deps.listener.subscribe('outbox', () => wake?.());
+  const unsubscribe = deps.listener.subscribe(outbox.CHANNEL, () => wake?.());
   const running = loop();
 
   return {
     drain,
     isLeader: () => leader,
     stop: async () => {
-      stopped = true;
+      stopping.abort();
       unsubscribe();
       wake?.();
       await running;
       const s = session;
       // A graceful stop hands over at once: no batch of ours is in flight, so no fence to wait out.
-      if (leader && s)
-        await s.query(`UPDATE agent_runtime.relay_lease SET renewed_at = 'epoch' WHERE id = 1 AND holder = $1`, [me]).catch(() => {});
+      if (leader && s) await relayLease.handOver(s, me).catch(() => {});
       setLeader(false);
       session = null;
       await s?.end().catch(() => {});

@@ -1,4 +1,4 @@
-import type { PoolClient } from '@ingest/db';
+import { dailySnapshotRuns, type PoolClient } from '@ingest/db';
 import type { DailySnapshotCommand } from '@ingest/domain';
 import type { Projection } from '../projection.ts';
 
@@ -8,12 +8,7 @@ import type { Projection } from '../projection.ts';
  */
 export async function projectDailySnapshot(tx: PoolClient, c: DailySnapshotCommand): Promise<Projection> {
   const date = c.payload.snapshot_date;
-  const run = await tx.query(
-    `INSERT INTO daily_snapshot_runs (shop, snapshot_date, command_id, created_at)
-     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-    [c.shop, date, c.command_id, c.received_at],
-  );
-  if (run.rowCount === 0) {
+  if (!(await dailySnapshotRuns.record(tx, c.shop, date, c.command_id, c.received_at))) {
     return {
       reply: { status: 200, body: { ok: true, shop: c.shop, snapshot_date: date, rows_written: 0, already_done: true } },
       events: [],

@@ -1,4 +1,4 @@
-import type { PoolClient } from '@ingest/db';
+import { idempotencyKeys, type PoolClient } from '@ingest/db';
 import {
   decideAvailable,
   decideLevels,
@@ -22,12 +22,10 @@ import { levelLinesIndependent, projectLevelsSet } from './levels/index.ts';
 import { projectSnapshotSet } from './snapshot/index.ts';
 import {
   insertInventoryLogs,
-  loadAppliedKey,
   loadDailyRows,
   loadLevels,
   loadLocationMatches,
   loadProductIds,
-  recordIdempotencyKey,
   stampLevels,
   upsertDailyRows,
   upsertLevels,
@@ -84,7 +82,7 @@ export async function projectInventory(tx: PoolClient, c: InventoryCommand, path
     levels: await loadLevels(tx, c.shop, productIds, locationIds),
     // D16b: the snapshot compares its day's rows with the stored ones; the other kinds write none.
     daily: c.kind === 'inventory.snapshot' ? await loadDailyRows(tx, c.shop, c.payload.snapshot_date, productIds, locationIds) : new Map(),
-    appliedKey: isDelta ? await loadAppliedKey(tx, c.shop, c.idempotency_key) : null,
+    appliedKey: isDelta && c.idempotency_key ? await idempotencyKeys.find(tx, c.shop, c.idempotency_key) : null,
   };
 
   const plan = decide(state, c);
@@ -93,7 +91,7 @@ export async function projectInventory(tx: PoolClient, c: InventoryCommand, path
   await stampLevels(tx, c.shop, stamped, c.command_id);
   await insertInventoryLogs(tx, plan.logs);
   await upsertDailyRows(tx, plan.daily);
-  if (plan.recordKey) await recordIdempotencyKey(tx, c.shop, plan.recordKey, c.command_id, c.received_at);
+  if (plan.recordKey) await idempotencyKeys.record(tx, c.shop, plan.recordKey, c.command_id, c.received_at);
   return {
     reply: plan.reply,
     events: inventoryEvents(c, plan.logs.length, plan.events),
@@ -110,10 +108,10 @@ async function withDeltaKey(
   write: () => Promise<Projection>,
 ): Promise<Projection | null> {
   const key = c.payload.mode === 'delta' ? c.idempotency_key : undefined;
-  if (key && (await loadAppliedKey(tx, c.shop, key))) return null;
+  if (key && (await idempotencyKeys.find(tx, c.shop, key))) return null;
   const projection = await write();
   if (key)
-    await recordIdempotencyKey(tx, c.shop, { idempotency_key: key, payload_hash: c.payload_hash ?? '' }, c.command_id, c.received_at);
+    await idempotencyKeys.record(tx, c.shop, { idempotency_key: key, payload_hash: c.payload_hash ?? '' }, c.command_id, c.received_at);
   return projection;
 }
 

@@ -1,4 +1,4 @@
-import type { Listener, Pool } from '@ingest/db';
+import { commandResults, type Listener, type Pool } from '@ingest/db';
 import type { Logger } from '@ingest/runtime';
 
 export interface StoredReply {
@@ -20,30 +20,11 @@ export interface ReplyWaiter {
  * parked state (202, since it is accepted and will be applied or skipped by an operator).
  */
 export async function fetchReplies(pool: Pool, ids: string[]): Promise<Map<string, StoredReply>> {
-  if (ids.length === 0) return new Map();
-  const { rows } = await pool.query<{
-    command_id: string;
-    status_code: number;
-    body: Record<string, unknown>;
-    shop: string;
-    parked: boolean;
-  }>(
-    `SELECT command_id, status_code, body, shop, false AS parked
-       FROM agent_runtime.command_results WHERE command_id = ANY($1::uuid[])
-     UNION ALL
-     SELECT p.command_id, 202,
-            json_build_object('ok', true, 'status', 'parked', 'command_id', p.command_id, 'error', p.error,
-                              'parked_at', p.parked_at, 'waiting_behind', p.behind),
-            p.shop, true
-       FROM agent_runtime.parked_commands p
-      WHERE p.command_id = ANY($1::uuid[]) AND p.resolved_at IS NULL
-        AND NOT EXISTS (SELECT 1 FROM agent_runtime.command_results r WHERE r.command_id = p.command_id)`,
-    [ids],
-  );
+  const rows = await commandResults.answers(pool, ids);
   return new Map(rows.map((r) => [r.command_id, { status: r.status_code, body: r.body, shop: r.shop, parked: r.parked }]));
 }
 
-export const REPLY_CHANNEL = 'command_results';
+export const REPLY_CHANNEL = commandResults.CHANNEL;
 
 /**
  * Waits for projector results (D6). Every gateway instance LISTENs on `command_results` through

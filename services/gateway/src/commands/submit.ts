@@ -1,26 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
-import type { Pool } from '@ingest/db';
+import { commandRequests, commandResults, requestKeys, type Pool } from '@ingest/db';
 import type { Command, CommandKind, InventoryMeta } from '@ingest/domain';
 import { classifyKafkaError, KafkaPortError, type CommandEnvelopeLike, type CommandLog } from '@ingest/kafka';
-import { failpoint, type Logger } from '@ingest/runtime';
+import { failpoint, retry, type Logger } from '@ingest/runtime';
 import { ApiError, badRequest, unavailable } from '../errors/catalog.ts';
 import { sendReply } from '../errors/reply.ts';
-import {
-  claimKey,
-  fingerprintOf,
-  idempotencyKeyOf,
-  inFlight,
-  LEASE_MARGIN_MS,
-  markAnswered,
-  mismatch,
-  readKey,
-  releaseKey,
-  replay,
-  takeOverKey,
-  type KeyScope,
-} from './idempotency.ts';
+import { fingerprintOf, idempotencyKeyOf, inFlight, LEASE_MARGIN_MS, mismatch, replay, type KeyScope } from './idempotency.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { fetchReplies, type ReplyWaiter } from './replies.ts';
 import { answerDryRun, dryRunRequested, type DryRunner } from './dryRun.ts';
@@ -42,60 +29,49 @@ export interface SubmitDeps {
   dryRunner: DryRunner;
 }
 
-async function recordRequest(pool: Pool, command: { command_id: string; shop: string; kind: string; received_at: string }): Promise<void> {
-  await pool.query(
-    'INSERT INTO agent_runtime.command_requests (command_id, shop, kind, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
-    [command.command_id, command.shop, command.kind, command.received_at],
-  );
-}
-
-/** Appends an accepted command whose first append the producer gave up on, with backoff, for the resend window. */
+/**
+ * Appends an accepted command whose first append the producer gave up on, for the resend window:
+ * the first resend 1 s after that, then twice as long after each failed one, at most 30 s apart.
+ */
 async function resendUntilAppended(deps: SubmitDeps, command: CommandEnvelopeLike, log: Logger): Promise<void> {
   const deadline = Date.now() + deps.resendWindowMs;
-  for (let delay = 1000; Date.now() < deadline; delay = Math.min(30_000, delay * 2)) {
-    await sleep(delay);
-    try {
-      await deps.commandLog.appendCommand(command);
-      log.info('accepted command appended on resend');
-      return;
-    } catch (err) {
-      // Not acknowledged again: wait for its outcome rather than pile up copies.
-      if (
-        err instanceof KafkaPortError &&
-        err.outcome &&
-        (await err.outcome.then(
-          () => true,
-          () => false,
-        ))
-      )
-        return;
-      log.warn({ failure: classifyKafkaError(err) }, 'accepted command not appended yet; resending');
-    }
+  if (Date.now() < deadline) {
+    await sleep(1000);
+    const outcome = await retry(() => resendOnce(deps.commandLog, command), {
+      classify: () => 'not_appended',
+      backoff: (n) => (Date.now() < deadline ? Math.min(30_000, 1000 * 2 ** n) : null),
+      onRetry: ({ err }) => log.warn({ failure: classifyKafkaError(err) }, 'accepted command not appended yet; resending'),
+    }).catch(() => null);
+    if (outcome === 'appended') log.info('accepted command appended on resend');
+    if (outcome) return;
   }
   log.error('accepted command could not be appended within the resend window: its result says so');
-  await recordNotAppended(deps.pool, command).catch((e: unknown) =>
-    log.error({ err: e }, 'could not record that the command was not appended'),
-  );
+  // Its result tells the client, who was given 202, to send it again.
+  await commandResults
+    .storeNotAppended(deps.pool, command, { ok: false, error: 'command log unavailable: the command was not appended; send it again' })
+    .catch((e: unknown) => log.error({ err: e }, 'could not record that the command was not appended'));
 }
 
-/** The gateway gave up on a command whose 202 was already given: its result tells the client to send it again. */
-async function recordNotAppended(pool: Pool, command: { command_id: string; shop: string; kind: string }): Promise<void> {
-  await pool.query(
-    `WITH r AS (
-       INSERT INTO agent_runtime.command_results (command_id, shop, kind, status_code, body)
-       VALUES ($1, $2, $3, 503, $4) ON CONFLICT (command_id) DO NOTHING RETURNING command_id)
-     SELECT pg_notify('command_results', $1::text) FROM r`,
-    [
-      command.command_id,
-      command.shop,
-      command.kind,
-      JSON.stringify({ ok: false, error: 'command log unavailable: the command was not appended; send it again' }),
-    ],
-  );
-}
-
-async function forgetRequest(pool: Pool, commandId: string): Promise<void> {
-  await pool.query('DELETE FROM agent_runtime.command_requests WHERE command_id = $1', [commandId]);
+/**
+ * One resend: `appended`; or `acked` when it was not acknowledged in time again but its outcome,
+ * waited for rather than piling up copies, says it is in the log.
+ */
+async function resendOnce(commandLog: CommandLog, command: CommandEnvelopeLike): Promise<'appended' | 'acked'> {
+  try {
+    await commandLog.appendCommand(command);
+    return 'appended';
+  } catch (err) {
+    if (
+      err instanceof KafkaPortError &&
+      err.outcome &&
+      (await err.outcome.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return 'acked';
+    throw err;
+  }
 }
 
 export const defaultIds = { now: () => new Date(), newId: () => uuidv7() };
@@ -167,22 +143,22 @@ async function submitKeyed(
   // A key freed in between (pruned, released after a failed append) is claimed again: at most twice.
   for (let attempt = 0; attempt < 2; attempt++) {
     const command = envelope(req, c, fresh());
-    if (await claimKey(deps.pool, scope, fingerprint, command, leaseMs, deps.idempotencyKeyTtlMs))
+    if (await requestKeys.claim(deps.pool, scope, fingerprint, command, leaseMs, deps.idempotencyKeyTtlMs))
       return appendAndAnswer(deps, req, res, command, scope, true);
-    const stored = await readKey(deps.pool, scope, deps.idempotencyKeyTtlMs);
+    const stored = await requestKeys.read(deps.pool, scope, deps.idempotencyKeyTtlMs);
     if (!stored) continue;
     if (stored.fingerprint !== fingerprint) throw mismatch();
     const reply = (await fetchReplies(deps.pool, [stored.command_id])).get(stored.command_id);
     if (reply && reply.status === 503 && !reply.parked) {
       // Its result says it was never appended, send it again: the key did nothing, it is free.
-      await releaseKey(deps.pool, scope, stored.command_id);
+      await requestKeys.release(deps.pool, scope, stored.command_id);
       continue;
     }
     if (reply) return replay(res, reply.status, reply.body);
     if (stored.answered) return replay(res, 202, accepted(stored.command_id));
     // The first request answers within its reply timeout (then a retry gets that answer): wait no longer than that.
     if (!stored.lapsed) throw inFlight(Math.min(stored.wait_s, Math.max(1, Math.ceil(deps.replyTimeoutMs / 1000))));
-    if (!(await takeOverKey(deps.pool, scope, stored.command_id, leaseMs))) throw inFlight(1);
+    if (!(await requestKeys.takeOver(deps.pool, scope, stored.command_id, leaseMs))) throw inFlight(1);
     deps.log.warn({ command_id: stored.command_id, shop: c.shop }, 'idempotency key lease lapsed: the same command is sent again');
     return appendAndAnswer(deps, req, res, envelope(req, c, stored), scope, false);
   }
@@ -205,7 +181,7 @@ async function appendAndAnswer(
   // The command's status is recorded durably before it is appended: a client told 200 or 202 is
   // never told 404 later by any gateway instance. While PostgreSQL is down this fails first, and the
   // client gets 503 with Retry-After before anything reaches the log.
-  if (!recorded) await recordRequest(deps.pool, command);
+  if (!recorded) await commandRequests.record(deps.pool, command);
 
   const pending = asyncWanted ? null : deps.replies.register(command.command_id);
   const produceStarted = performance.now();
@@ -229,9 +205,9 @@ async function appendAndAnswer(
       pending?.cancel();
       // Not appended: the client is told to retry, so the row must not say "pending" for ever. Its id
       // was never given out; if the delete fails too, retention removes it.
-      void forgetRequest(deps.pool, command.command_id).catch(() => {});
+      void commandRequests.forget(deps.pool, command.command_id).catch(() => {});
       // The key is free again (a retry is processed anew); if the delete fails, the lease lapses.
-      if (scope) await releaseKey(deps.pool, scope, command.command_id).catch(() => {});
+      if (scope) await requestKeys.release(deps.pool, scope, command.command_id).catch(() => {});
       if (!failure) throw badRequest('invalid JSON body: nested too deeply', 'invalid_json');
       log.warn({ failure }, 'command not appended');
       if (failure.code === 'message_too_large')
@@ -259,9 +235,9 @@ async function appendAndAnswer(
   deps.metrics.replyWait.observe({ outcome: 'async' }, (performance.now() - waitStarted) / 1000);
   // A retry of this key answers this 202 again (or the result, once known), not 409.
   if (scope)
-    await markAnswered(deps.pool, scope, command.command_id).catch((err: unknown) =>
-      log.warn({ err }, 'could not record the 202 for its idempotency key'),
-    );
+    await requestKeys
+      .markAnswered(deps.pool, scope, command.command_id)
+      .catch((err: unknown) => log.warn({ err }, 'could not record the 202 for its idempotency key'));
   if (asyncWanted) res.set('Preference-Applied', 'respond-async');
   res.status(202).json(accepted(command.command_id));
 }

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { Pool } from '@ingest/db';
+import { commandRequests, projectorCheckpoints, prunedSpan, type Pool } from '@ingest/db';
 import { isUuid } from '@ingest/domain';
 import type { LogPositions } from '@ingest/kafka';
 import { secretMatches } from '../edge/auth.ts';
@@ -21,11 +21,7 @@ export function uuidv7Time(id: string): number | null {
 async function wasPruned(pool: Pool, id: string): Promise<boolean> {
   const created = uuidv7Time(id);
   if (created === null) return false;
-  const { rows } = await pool.query<{ hit: boolean }>(
-    `SELECT to_timestamp($1::double precision / 1000) BETWEEN oldest - interval '1 minute' AND newest AS hit FROM agent_runtime.pruned_span WHERE what = 'commands'`,
-    [created],
-  );
-  return rows[0]?.hit === true;
+  return prunedSpan.covers(pool, created);
 }
 
 /** Where a pending command stands on its partition. */
@@ -56,16 +52,12 @@ export async function pendingPosition(
 ): Promise<PendingPosition | null> {
   const partition = await positions.partitionOf(command.shop);
   if (partition === null) return null;
-  const [end, mine, checkpoint] = await Promise.all([
+  const [end, mine, row] = await Promise.all([
     positions.endOffset(partition),
     positions.offsetAt(partition, command.received_at.getTime()),
-    pool.query<{ next_offset: string; updated_at: Date }>(
-      `SELECT next_offset, updated_at FROM agent_runtime.projector_checkpoints WHERE projector = 'live' AND kafka_topic = $1 AND kafka_partition = $2`,
-      [positions.topic, partition],
-    ),
+    projectorCheckpoints.liveRow(pool, positions.topic, partition),
   ]);
   if (end === null) return null;
-  const row = checkpoint.rows[0];
   const applied = Number(row?.next_offset ?? 0);
   return {
     partition,
@@ -123,11 +115,7 @@ export function commandRoutes(deps: {
       return;
     }
     if (!reply) {
-      const { rows } = await deps.pool.query<{ shop: string; received_at: Date }>(
-        'SELECT shop, received_at FROM agent_runtime.command_requests WHERE command_id = $1',
-        [id],
-      );
-      const pending = rows[0];
+      const pending = await commandRequests.find(deps.pool, id);
       if (pending && visible(pending.shop)) {
         const position = deps.positions
           ? await pendingPosition(deps.pool, deps.positions, { shop: pending.shop, received_at: new Date(pending.received_at) }, now())

@@ -1,4 +1,8 @@
 import pg from 'pg';
+import { dailySnapshotRuns, idempotencyKeys, qualified, type LedgerTable } from '@ingest/db';
+
+// The ledger's tables that are projection state: a replay rebuilds them (D26), so they are compared too.
+const ledgerEntry = (t: LedgerTable) => ({ table: qualified(t), key: [...t.key] });
 
 /** The read model (D24) and the projection state that shapes later commands, with their keys. */
 export const READ_MODEL_TABLES: Array<{ table: string; key: string[] }> = [
@@ -12,8 +16,8 @@ export const READ_MODEL_TABLES: Array<{ table: string; key: string[] }> = [
   { table: 'sot.inventory_update_logs', key: ['log_id'] },
   { table: 'public.order_line_master', key: ['order_line_id'] },
   { table: 'public.order_line_master_update_logs', key: ['log_id'] },
-  { table: 'agent_runtime.idempotency_keys', key: ['shop', 'idempotency_key'] },
-  { table: 'agent_runtime.daily_snapshot_runs', key: ['shop', 'snapshot_date'] },
+  ledgerEntry(idempotencyKeys.TABLE),
+  ledgerEntry(dailySnapshotRuns.TABLE),
 ];
 
 export interface TableComparison {

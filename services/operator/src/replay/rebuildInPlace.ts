@@ -1,11 +1,11 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { createPool, type Pool } from '@ingest/db';
+import { createPool, projectorCheckpoints, type Pool } from '@ingest/db';
+import { retry } from '@ingest/runtime';
 import { logEnd, startReplay, type Positions, type ReplayOptions, type ReplayResult, type ReplayRun } from './replayer.ts';
 import {
   createShadowSchema,
   dropRetired,
   dropShadowSchema,
-  projectedPositions,
+  NotCaughtUp,
   shadowSchemaExists,
   shapeDrift,
   SHADOW_SCHEMA,
@@ -43,6 +43,10 @@ export interface RebuildResult extends ReplayResult {
 // lock_not_available (lock_timeout), deadlock_detected, query_canceled (the swap's lock budget).
 const LOCK_CONFLICT = new Set(['55P03', '40P01', '57014']);
 const SWAP_ATTEMPTS = 20;
+const codeOf = (err: unknown): string => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+};
 const gapTo = (target: Positions, at: Positions) => [...target].reduce((s, [p, o]) => s + Math.max(0, o - (at.get(p) ?? 0)), 0);
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace('T', '_').slice(0, 15);
 
@@ -69,7 +73,7 @@ export async function rebuildInPlace(opts: RebuildOptions): Promise<RebuildResul
       say(`resuming into the shadow schema ${SHADOW_SCHEMA}`);
     } else {
       say(`fresh rebuild into the shadow schema ${SHADOW_SCHEMA}`);
-      await createShadowSchema(guard);
+      await createShadowSchema(admin);
     }
     shadowPool = createPool({
       connectionString: opts.databaseUrl,
@@ -80,8 +84,7 @@ export async function rebuildInPlace(opts: RebuildOptions): Promise<RebuildResul
     const replay = await startReplay({ ...opts, pool: shadowPool });
     run = replay;
     const livePositions = async () => {
-      const c = await admin.connect();
-      const live = await projectedPositions(c, opts.topic).finally(() => c.release());
+      const live = await projectorCheckpoints.livePositions(admin, opts.topic);
       // The live projection can only stand inside the log it projected; past its end, this database
       // was projected from another log (another broker, a recreated topic) and could never be caught up.
       const end = await logEnd(opts.kafka, opts.topic);
@@ -109,37 +112,43 @@ export async function rebuildInPlace(opts: RebuildOptions): Promise<RebuildResul
     }
 
     const retired = `retired_${stamp(opts.now ?? new Date())}`;
-    for (let attempt = 1; attempt <= SWAP_ATTEMPTS && !outcome.swapped && !opts.signal?.aborted; attempt++) {
-      const c = await admin.connect();
-      let conflict: string | null = null;
-      try {
-        const swap = await swapShadowIn(c, {
-          topic: opts.topic,
-          retired,
-          ...(opts.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: opts.lockTimeoutMs }),
-          ...(opts.onLocked ? { onLocked: opts.onLocked } : {}),
-          // Readers wait while this runs: give up (and retry the swap) rather than hold them long.
-          catchUp: async (target) => {
-            let timer: NodeJS.Timeout | undefined;
-            const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, opts.catchUpTimeoutMs ?? 30_000)));
-            await Promise.race([replay.runTo(target), timeout]).finally(() => clearTimeout(timer));
-            return replay.reached(target);
-          },
-        });
-        outcome.swapped = swap.swapped;
-        outcome.lockedMs = swap.lockedMs;
-        if (!swap.swapped && !opts.signal?.aborted) say(`swap attempt ${attempt}: the rebuild did not catch up while locked; retrying`);
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (!code || !LOCK_CONFLICT.has(code)) throw err;
-        conflict = code;
-      } finally {
-        c.release();
-      }
-      if (conflict) {
-        say(`swap attempt ${attempt} could not take its locks (${conflict}); retrying`);
-        await sleep(50 + Math.random() * 200 * attempt);
-      }
+    // Up to SWAP_ATTEMPTS swaps: after a lock conflict (a short random pause, longer each time),
+    // or straight away when the rebuild did not catch up while locked; an abort ends them.
+    let attempt = 0;
+    const swapOnce = async (): Promise<void> => {
+      attempt += 1;
+      const swap = await swapShadowIn(admin, {
+        topic: opts.topic,
+        retired,
+        ...(opts.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: opts.lockTimeoutMs }),
+        ...(opts.onLocked ? { onLocked: opts.onLocked } : {}),
+        // Readers wait while this runs: give up (and retry the swap) rather than hold them long.
+        catchUp: async (target) => {
+          let timer: NodeJS.Timeout | undefined;
+          const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, opts.catchUpTimeoutMs ?? 30_000)));
+          await Promise.race([replay.runTo(target), timeout]).finally(() => clearTimeout(timer));
+          return replay.reached(target);
+        },
+      });
+      outcome.swapped = true;
+      outcome.lockedMs = swap.lockedMs;
+    };
+    if (!opts.signal?.aborted) {
+      await retry(swapOnce, {
+        classify: (err) => (err instanceof NotCaughtUp ? 'behind' : LOCK_CONFLICT.has(codeOf(err)) ? 'conflict' : null),
+        backoff: (_, cls) => (attempt >= SWAP_ATTEMPTS ? null : cls === 'conflict' ? 50 + Math.random() * 200 * attempt : 0),
+        signal: opts.signal,
+        onRetry: ({ err }) => {
+          if (err instanceof NotCaughtUp) {
+            outcome.lockedMs = err.lockedMs;
+            say(`swap attempt ${attempt}: the rebuild did not catch up while locked; retrying`);
+          } else say(`swap attempt ${attempt} could not take its locks (${codeOf(err)}); retrying`);
+        },
+      }).catch((err: unknown) => {
+        // Not swapped after its attempts, or stopped: the run ends incomplete. Anything else fails it.
+        const stopped = opts.signal?.aborted === true && err === opts.signal.reason;
+        if (!stopped && !(err instanceof NotCaughtUp) && !LOCK_CONFLICT.has(codeOf(err))) throw err;
+      });
     }
     const result = await replay.stop();
     run = null;

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SchemaRegistry } from '@ingest/contracts';
-import type { Pool, PoolClient } from '@ingest/db';
+import { parkedCommands, processedCommands, projectorCheckpoints, withTransaction, type Pool } from '@ingest/db';
 import type { Kafka, RunningConsumer } from '@ingest/kafka';
-import { applyCommand, claimCommand, isDeterministicDbError, runCommandPipeline, type CommandRun } from '@ingest/projection';
+import { applyCommand, isDeterministicDbError, runCommandPipeline, type CommandRun } from '@ingest/projection';
 
-export const REPLAY_PROJECTOR = 'replay';
+/** A replay's checkpoint rows carry this projector name (the ledger's projectorCheckpoints). */
+export const REPLAY_PROJECTOR = projectorCheckpoints.REPLAY_PROJECTOR;
 
 /** Next offset per partition of the command topic. */
 export type Positions = Map<number, number>;
@@ -66,37 +67,6 @@ export interface ReplayRun {
   stop(): Promise<ReplayResult>;
 }
 
-async function loadCheckpoints(pool: Pool, topic: string): Promise<Positions> {
-  const { rows } = await pool.query<{ kafka_partition: number; next_offset: number }>(
-    'SELECT kafka_partition, next_offset FROM projector_checkpoints WHERE projector = $1 AND kafka_topic = $2',
-    [REPLAY_PROJECTOR, topic],
-  );
-  return new Map(rows.map((r) => [r.kafka_partition, r.next_offset]));
-}
-
-async function saveCheckpoint(tx: PoolClient, topic: string, partition: number, nextOffset: number): Promise<void> {
-  await tx.query(
-    `INSERT INTO projector_checkpoints (projector, kafka_topic, kafka_partition, next_offset, updated_at)
-     VALUES ($1, $2, $3, $4, now())
-     ON CONFLICT (projector, kafka_topic, kafka_partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
-    [REPLAY_PROJECTOR, topic, partition, nextOffset],
-  );
-}
-
-/**
- * What the live projector did not apply, of these commands: those still parked (an operator may yet
- * retry them, so they are not claimed here either) and those an operator skipped (claimed, as live).
- */
-async function notAppliedLive(pool: Pool, commandIds: string[]): Promise<Map<string, 'open' | 'skipped'>> {
-  if (commandIds.length === 0) return new Map();
-  const { rows } = await pool.query<{ command_id: string; resolution: string | null }>(
-    `SELECT command_id::text, resolution FROM agent_runtime.parked_commands
-      WHERE command_id = ANY($1::uuid[]) AND (resolution IS NULL OR resolution = 'skipped')`,
-    [commandIds],
-  );
-  return new Map(rows.map((r) => [r.command_id, r.resolution === null ? 'open' : 'skipped']));
-}
-
 async function topicOffsets(kafka: Kafka, topic: string): Promise<Array<{ partition: number; low: number; high: number }>> {
   const admin = kafka.admin();
   await admin.connect();
@@ -127,7 +97,8 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
   const { pool, topic } = opts;
   const batchSize = opts.batchSize ?? 500;
   const offsets = await topicOffsets(opts.kafka, topic);
-  const checkpoints = await loadCheckpoints(pool, topic);
+  // Resumed from the replay's own checkpoints, in the tables it rebuilds (the search path, D26).
+  const checkpoints = await projectorCheckpoints.loadReplay(pool, topic);
   const position: Positions = new Map(offsets.map((o) => [o.partition, Math.max(o.low, checkpoints.get(o.partition) ?? 0)]));
   const origin = new Map(position);
   const target: Positions = new Map(position);
@@ -154,17 +125,19 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
   };
   const ticker = opts.onProgress ? setInterval(() => opts.onProgress?.(progress()), opts.progressEveryMs ?? 1000) : null;
 
-  /** Commands [from, to) of the run in one transaction, each under a savepoint; the checkpoint commits with them. */
+  /**
+   * Commands [from, to) of the run in one transaction, each under a savepoint; the checkpoint commits
+   * with them. The live projector's parked and skipped commands are passed over: still parked, not
+   * claimed here either (an operator may yet retry them); skipped, claimed, as live.
+   */
   const applyBatch = async (run: CommandRun, from: number, to: number): Promise<void> => {
     const ids: string[] = [];
     for (let i = from; i < to; i++) {
       const d = run.decoded(i);
       if (d.ok) ids.push(d.command.command_id);
     }
-    const passOver = await notAppliedLive(opts.parkedFrom ?? pool, ids);
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+    const passOver = await parkedCommands.notAppliedLive(opts.parkedFrom ?? pool, ids);
+    await withTransaction(pool, async (client) => {
       for (let i = from; i < to; i++) {
         const at = run.at(i);
         const decoded = run.decoded(i);
@@ -176,7 +149,7 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
         const live = passOver.get(decoded.command.command_id);
         if (live) {
           // Live never applied it: parked and still open, or skipped by an operator (D26: replay = live).
-          if (live === 'skipped') await claimCommand(client, decoded.command, at);
+          if (live === 'skipped') await processedCommands.claim(client, decoded.command, at);
           skipped++;
           continue;
         }
@@ -189,19 +162,13 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
           if (!isDeterministicDbError(err)) throw err;
           // It failed live too (parked there): mark it processed and go on.
           await client.query('ROLLBACK TO SAVEPOINT command');
-          await claimCommand(client, decoded.command, at);
+          await processedCommands.claim(client, decoded.command, at);
           skipped++;
         }
       }
       const last = run.message(to - 1);
-      await saveCheckpoint(client, topic, last.partition, Number(last.offset) + 1);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+      await projectorCheckpoints.saveReplay(client, topic, last.partition, Number(last.offset) + 1);
+    });
   };
 
   const consumer: RunningConsumer = await runCommandPipeline(

@@ -1,5 +1,4 @@
-import type { PoolClient } from '@ingest/db';
-import { LIVE_PROJECTOR } from '@ingest/projection';
+import { processedCommands, projectorCheckpoints, withTransaction, type Pool, type PoolClient } from '@ingest/db';
 import { READ_MODEL_TABLES } from './compareReadModels.ts';
 
 /**
@@ -9,7 +8,7 @@ import { READ_MODEL_TABLES } from './compareReadModels.ts';
  * pipeline, not to the projection.
  */
 export const REBUILT_TABLES: ReadonlyArray<{ schema: string; table: string }> = [
-  { schema: 'agent_runtime', table: 'processed_commands' },
+  { schema: processedCommands.TABLE.schema, table: processedCommands.TABLE.name },
   ...READ_MODEL_TABLES.map(({ table }) => {
     const [schema = '', name = ''] = table.split('.');
     return { schema, table: name };
@@ -17,7 +16,7 @@ export const REBUILT_TABLES: ReadonlyArray<{ schema: string; table: string }> = 
 ];
 
 /** The rebuild's own position, beside its tables; dropped with the shadow schema. */
-const SHADOW_ONLY = [{ schema: 'agent_runtime', table: 'projector_checkpoints' }];
+const SHADOW_ONLY = [{ schema: projectorCheckpoints.TABLE.schema, table: projectorCheckpoints.TABLE.name }];
 
 export const SHADOW_SCHEMA = 'rebuild';
 
@@ -35,9 +34,8 @@ export async function shadowSchemaExists(client: PoolClient, shadow = SHADOW_SCH
  * that moving it into the live schema later changes nothing but the rows. The projection SQL names
  * tables without a schema, so a session whose search path is only the shadow schema writes here.
  */
-export async function createShadowSchema(client: PoolClient, shadow = SHADOW_SCHEMA): Promise<void> {
-  await client.query('BEGIN');
-  try {
+export async function createShadowSchema(pool: Pool, shadow = SHADOW_SCHEMA): Promise<void> {
+  await withTransaction(pool, async (client) => {
     // Definitions come out schema-qualified when nothing but pg_catalog is on the path.
     await client.query('SET LOCAL search_path = pg_catalog');
     await client.query(`DROP SCHEMA IF EXISTS ${q(shadow)} CASCADE`);
@@ -92,24 +90,7 @@ export async function createShadowSchema(client: PoolClient, shadow = SHADOW_SCH
       [tables.map((t) => t.schema), tables.map((t) => t.table)],
     );
     for (const g of grants.rows) await client.query(`GRANT ${g.privilege} ON ${qualified(shadow, g.table)} TO ${g.grantee}`);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  }
-}
-
-/**
- * Live position of the projection: the next offset per partition, as the live projector stores it
- * with every command it applies (checkpoint-in-transaction; claims are pruned after a window).
- */
-export async function projectedPositions(client: PoolClient, topic: string): Promise<Map<number, number>> {
-  const { rows } = await client.query<{ partition: number; next: number }>(
-    `SELECT kafka_partition AS partition, next_offset AS next FROM agent_runtime.projector_checkpoints
-      WHERE projector = $1 AND kafka_topic = $2`,
-    [LIVE_PROJECTOR, topic],
-  );
-  return new Map(rows.map((r) => [r.partition, Number(r.next)]));
+  });
 }
 
 /**
@@ -152,20 +133,28 @@ export interface SwapOptions {
   onLocked?: () => Promise<void> | void;
 }
 
+/** The rebuild did not catch up with the live projection while the swap held its locks: rolled back, nothing moved. */
+export class NotCaughtUp extends Error {
+  readonly lockedMs: number;
+  constructor(lockedMs: number) {
+    super('the rebuild did not catch up while locked');
+    this.lockedMs = lockedMs;
+  }
+}
+
 /**
  * The swap (D26). In one transaction: lock the claims table first (every live projector
  * transaction starts there, so none can be half way through), then the read views and the other
  * tables, backing off rather than deadlocking a reader (a lock conflict error: retry); read where the live projection stands and let the
- * rebuild catch up to exactly there; move the live tables out and the rebuilt ones in; point
- * every view over them at the rebuilt tables. Readers wait on the locks and then read the rebuilt
- * tables: they never see an empty or half-built view. The live projector's next transaction
- * resolves the table names again and carries on in the rebuilt tables from where it stood.
+ * rebuild catch up to exactly there (else NotCaughtUp); move the live tables out and the rebuilt
+ * ones in; point every view over them at the rebuilt tables. Readers wait on the locks and then
+ * read the rebuilt tables: they never see an empty or half-built view. The live projector's next
+ * transaction resolves the table names again and carries on in the rebuilt tables from where it stood.
  */
-export async function swapShadowIn(client: PoolClient, opts: SwapOptions): Promise<{ swapped: boolean; lockedMs: number }> {
+export async function swapShadowIn(pool: Pool, opts: SwapOptions): Promise<{ lockedMs: number }> {
   const shadow = opts.shadow ?? SHADOW_SCHEMA;
   const live = REBUILT_TABLES.map((t) => qualified(t.schema, t.table));
-  await client.query('BEGIN');
-  try {
+  const lockedAt = await withTransaction(pool, async (client) => {
     await client.query('SET LOCAL search_path = pg_catalog');
     await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(opts.lockTimeoutMs ?? 10_000))}`);
     const views = await client.query<{ oid: number; name: string }>(
@@ -176,7 +165,7 @@ export async function swapShadowIn(client: PoolClient, opts: SwapOptions): Promi
       [live],
     );
     // Readers never touch the claims: waiting here for a live projector transaction is harmless.
-    await client.query('LOCK TABLE agent_runtime.processed_commands IN ACCESS EXCLUSIVE MODE');
+    await processedCommands.lockForSwap(client);
     // A reader may hold one view while it waits for another this swap already holds. Taking the
     // rest in one statement that gives up well before any reader's deadlock check fires means a
     // cycle always ends with the swap backing off (and retrying), never with a reader's error.
@@ -187,11 +176,8 @@ export async function swapShadowIn(client: PoolClient, opts: SwapOptions): Promi
     await client.query('SET LOCAL statement_timeout = 0');
     const lockedAt = performance.now();
 
-    const target = await projectedPositions(client, opts.topic);
-    if (!(await opts.catchUp(target))) {
-      await client.query('ROLLBACK');
-      return { swapped: false, lockedMs: performance.now() - lockedAt };
-    }
+    const target = await projectorCheckpoints.livePositions(client, opts.topic);
+    if (!(await opts.catchUp(target))) throw new NotCaughtUp(performance.now() - lockedAt);
     const defs: Array<{ name: string; def: string }> = [];
     for (const v of views.rows) {
       const { rows } = await client.query<{ def: string }>('SELECT pg_get_viewdef($1::oid) AS def', [v.oid]);
@@ -202,12 +188,10 @@ export async function swapShadowIn(client: PoolClient, opts: SwapOptions): Promi
     for (const t of REBUILT_TABLES) await client.query(`ALTER TABLE ${qualified(t.schema, t.table)} SET SCHEMA ${q(opts.retired)}`);
     for (const t of REBUILT_TABLES) await client.query(`ALTER TABLE ${qualified(shadow, t.table)} SET SCHEMA ${q(t.schema)}`);
     for (const v of defs) await client.query(`CREATE OR REPLACE VIEW ${v.name} AS ${v.def}`);
-    await client.query('COMMIT');
-    return { swapped: true, lockedMs: performance.now() - lockedAt };
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  }
+    return lockedAt;
+  });
+  // Until the commit: the locks are held to its end.
+  return { lockedMs: performance.now() - lockedAt };
 }
 
 /** Drops the replaced tables (refuses, and keeps them, if anything else still depends on them). */

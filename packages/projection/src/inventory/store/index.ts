@@ -4,12 +4,10 @@
 // in packages/domain/src/inventory and share its LevelBook).
 export {
   insertInventoryLogs,
-  loadAppliedKey,
   loadDailyRows,
   loadLevels,
   loadLocationMatches,
   loadProductIds,
-  recordIdempotencyKey,
   stampLevels,
   upsertDailyRows,
   upsertLevels,

@@ -87,15 +87,6 @@ export async function loadDailyRows(
   );
 }
 
-export async function loadAppliedKey(tx: PoolClient, shop: string, key: string | undefined): Promise<{ payload_hash: string } | null> {
-  if (!key) return null;
-  const { rows } = await tx.query<{ payload_hash: string }>(
-    'SELECT payload_hash FROM idempotency_keys WHERE shop = $1 AND idempotency_key = $2',
-    [shop, key],
-  );
-  return rows[0] ?? null;
-}
-
 export async function upsertLevels(tx: PoolClient, levels: Level[], commandId: string): Promise<void> {
   if (levels.length === 0) return;
   await tx.query(
@@ -182,19 +173,5 @@ export async function upsertDailyRows(tx: PoolClient, rows: DailyRow[]): Promise
        allocated_qty = EXCLUDED.allocated_qty, reserved_qty = EXCLUDED.reserved_qty, incoming_qty = EXCLUDED.incoming_qty,
        source = EXCLUDED.source, inventory_as_of = EXCLUDED.inventory_as_of, command_id = EXCLUDED.command_id`,
     [JSON.stringify(rows)],
-  );
-}
-
-export async function recordIdempotencyKey(
-  tx: PoolClient,
-  shop: string,
-  key: { idempotency_key: string; payload_hash: string },
-  commandId: string,
-  at: string,
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO idempotency_keys (shop, idempotency_key, command_id, payload_hash, created_at)
-     VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-    [shop, key.idempotency_key, commandId, key.payload_hash, at],
   );
 }

@@ -1,0 +1,34 @@
+import type { Queryable } from '../pool.ts';
+import { pruneTarget } from './prune.ts';
+import type { LedgerTable, ReceivedCommand } from './types.ts';
+
+/**
+ * agent_runtime.command_requests: a command the gateway accepted, recorded before it is appended,
+ * so that any gateway instance answers `pending` for it (D6) and never 404 after a 200 or 202.
+ * A keyed request's row is written by requestKeys.claim, in the key's statement.
+ */
+export const TABLE: LedgerTable = { schema: 'agent_runtime', name: 'command_requests', key: ['command_id'] };
+
+export async function record(q: Queryable, c: ReceivedCommand): Promise<void> {
+  await q.query(
+    'INSERT INTO agent_runtime.command_requests (command_id, shop, kind, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+    [c.command_id, c.shop, c.kind, c.received_at],
+  );
+}
+
+/** The command was not appended and its id never given out: no row may say it is pending. */
+export async function forget(q: Queryable, commandId: string): Promise<void> {
+  await q.query('DELETE FROM agent_runtime.command_requests WHERE command_id = $1', [commandId]);
+}
+
+/** The accepted command's shop and receive time; null when it was never accepted (or was pruned). */
+export async function find(q: Queryable, commandId: string): Promise<{ shop: string; received_at: Date } | null> {
+  const { rows } = await q.query<{ shop: string; received_at: Date }>(
+    'SELECT shop, received_at FROM agent_runtime.command_requests WHERE command_id = $1',
+    [commandId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Requests older than the result window; their command times widen the pruned span (410 `expired`). */
+export const prune = pruneTarget(TABLE, "received_at < now() - $1 * interval '1 millisecond'", 'received_at');

@@ -1,0 +1,81 @@
+import type { Queryable } from '../pool.ts';
+import { RESULT_SQL, resultParams } from './commandResults.ts';
+import { pruneTarget } from './prune.ts';
+import type { CommandRef, LedgerTable, StoredAnswer } from './types.ts';
+
+/** agent_runtime.outbox (D5): events written with their command, published in id order by the relay. */
+export const TABLE: LedgerTable = { schema: 'agent_runtime', name: 'outbox', key: ['id'] };
+
+/** Announced on commit when a command wrote outbox rows: the relay LISTENs here. */
+export const CHANNEL = 'outbox';
+
+/** An outbox row as the projection writes it (D3: every field derived from the command). */
+export interface OutboxInsert {
+  event_id: string;
+  topic: string;
+  message_key: string;
+  headers: Record<string, string>;
+  payload: unknown;
+  command_id: string;
+  /** An audit batch: the relay expands it into one event per record of this log table. */
+  log_table: string | null;
+}
+
+/**
+ * A projected command's side effects in one statement (two round trips before): its outbox rows (D5;
+ * an event already there is kept) and its stored reply (D6, as commandResults.store), each with its
+ * NOTIFY on commit (`outbox` only when a row was written).
+ */
+export async function storeOutcome(q: Queryable, c: CommandRef, reply: StoredAnswer, rows: OutboxInsert[]): Promise<void> {
+  await q.query(
+    `WITH ins AS (
+       INSERT INTO agent_runtime.outbox (event_id, topic, message_key, headers, payload, command_id, log_table)
+       SELECT event_id, topic, message_key, headers, payload, command_id, log_table
+         FROM jsonb_to_recordset($6::jsonb) AS x(event_id uuid, topic text, message_key text, headers jsonb,
+              payload jsonb, command_id uuid, log_table text)
+       ON CONFLICT (event_id) DO NOTHING RETURNING 1
+     ), r AS (${RESULT_SQL})
+     SELECT (SELECT pg_notify('outbox', '') WHERE EXISTS (SELECT 1 FROM ins)),
+            (SELECT pg_notify('command_results', $1::text) FROM r)`,
+    [...resultParams(c, reply), JSON.stringify(rows)],
+  );
+}
+
+/** A row waiting to be published. */
+export interface PendingRow {
+  id: number;
+  topic: string;
+  message_key: string;
+  headers: Record<string, string>;
+  payload: unknown;
+  command_id: string;
+  log_table: string | null;
+}
+
+/** The oldest `limit` unpublished rows, in publish (id) order. */
+export async function readPending<R extends PendingRow = PendingRow>(q: Queryable, limit: number): Promise<R[]> {
+  const { rows } = await q.query<R>(
+    `SELECT id, topic, message_key, headers, payload, command_id, log_table FROM agent_runtime.outbox
+        WHERE published_at IS NULL ORDER BY id LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}
+
+export async function markPublished(q: Queryable, ids: number[]): Promise<void> {
+  await q.query('UPDATE agent_runtime.outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [ids]);
+}
+
+/** Unpublished rows and the oldest one's age in seconds by the database's clock (found by id, the partial index). */
+export async function backlog(q: Queryable): Promise<{ n: number; age: number | null }> {
+  const { rows } = await q.query<{ n: number; age: number | null }>(
+    `SELECT count(*)::int AS n,
+                      (SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM agent_runtime.outbox
+                        WHERE published_at IS NULL ORDER BY id LIMIT 1) AS age
+                 FROM agent_runtime.outbox WHERE published_at IS NULL`,
+  );
+  return { n: rows[0]?.n ?? 0, age: rows[0]?.age ?? null };
+}
+
+/** Published rows have done their work (the audit records stay in their log tables). */
+export const prune = pruneTarget(TABLE, 'published_at IS NOT NULL');

@@ -1,0 +1,73 @@
+import type { Queryable } from '../pool.ts';
+import { pruneTarget } from './prune.ts';
+import { advanceSql, LIVE_PROJECTOR } from './projectorCheckpoints.ts';
+import { shopLockKey } from './shopLock.ts';
+import type { CommandPosition, LedgerTable, ReceivedCommand } from './types.ts';
+
+/**
+ * agent_runtime.processed_commands: the claims (D4), one per command applied (or skipped by an
+ * operator). An in-place rebuild (D26) replaces this table with the one it rebuilt, so the claim and
+ * its undo name it without a schema: they resolve through the search path, to the shadow schema
+ * during a rebuild.
+ */
+export const TABLE: LedgerTable = { schema: 'agent_runtime', name: 'processed_commands', key: ['command_id'] };
+
+/** The claim (D4): parameters $1..$7 as claimParams gives them. */
+const CLAIM_SQL = `INSERT INTO processed_commands (command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, received_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (command_id) DO NOTHING`;
+
+const claimParams = (c: ReceivedCommand, at: CommandPosition): unknown[] => [
+  c.command_id,
+  c.shop,
+  c.kind,
+  at.topic,
+  at.partition,
+  at.offset,
+  c.received_at,
+];
+
+/**
+ * Claims the command for this transaction (D4). False when it was already processed: the
+ * unique key also makes a concurrent duplicate wait for the first and then see it done.
+ */
+export async function claim(q: Queryable, c: ReceivedCommand, at: CommandPosition): Promise<boolean> {
+  const r = await q.query(CLAIM_SQL, claimParams(c, at));
+  return r.rowCount === 1;
+}
+
+/**
+ * The start of a live command's transaction in one statement (it was three round trips, each a
+ * wait for a core on a busy machine: B7): claims the command (claim, D4), moves its partition's
+ * position past it when `checkpoint` (projectorCheckpoints.advance) and, only when both say the
+ * command is new, locks its shop (lockShop). True: apply it; false: a duplicate. The lock is
+ * taken after the claim, as before (the claims table is locked first, see applyCommand); what
+ * must see the state after the lock (the parked check, the loads) runs in later statements.
+ */
+export async function claimAndLock(q: Queryable, c: ReceivedCommand, at: CommandPosition, checkpoint: boolean): Promise<boolean> {
+  const { rows } = await q.query<{ go: boolean }>(
+    `WITH claim AS (${CLAIM_SQL} RETURNING 1),
+     position AS (${advanceSql({ projector: '$8', topic: '$4', partition: '$5', offset: '$6', commandId: '$1' }, '$9::boolean')} RETURNING 1),
+     go AS (
+       SELECT EXISTS (SELECT 1 FROM claim) AND (NOT $9::boolean OR EXISTS (SELECT 1 FROM position)) AS go
+     )
+     SELECT go.go, (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(${shopLockKey('$2')}) WHERE go.go) l) AS locked FROM go`,
+    [...claimParams(c, at), LIVE_PROJECTOR, checkpoint],
+  );
+  return rows[0]?.go === true;
+}
+
+/** Takes the claim back within its transaction: the command is parked, not applied, and retrying it later applies it. */
+export async function unclaim(q: Queryable, commandId: string): Promise<void> {
+  await q.query('DELETE FROM processed_commands WHERE command_id = $1', [commandId]);
+}
+
+/**
+ * The swap's first lock (D26): every live projector transaction starts with a claim, so holding
+ * this table means none is half way through. Readers never touch it.
+ */
+export async function lockForSwap(q: Queryable): Promise<void> {
+  await q.query('LOCK TABLE agent_runtime.processed_commands IN ACCESS EXCLUSIVE MODE');
+}
+
+/** Claims older than the marker window: exactly-once rests on the checkpoint after that. */
+export const prune = pruneTarget(TABLE, "processed_at < now() - $1 * interval '1 millisecond'");
