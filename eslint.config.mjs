@@ -12,6 +12,7 @@ export default tseslint.config(
       'packages/contracts/src/generated/**',
       'scripts/bootstrap.mjs',
       'eslint.config.mjs',
+      'stryker.config.mjs',
       '.dependency-cruiser.cjs',
     ],
   },

@@ -47,7 +47,9 @@ export function orderLineId(shop: string, key: string): string {
 export function logId(commandId: string, n: number): string {
   const hash = uuidv5(`${commandId}\0${n}`, LOG_NS).replaceAll('-', '');
   const seq = n & 0x3ffff;
+  // Stryker disable next-line StringLiteral: 0x8000 | x has 4 hex digits already, padStart never pads
   const randA = (0x8000 | (seq >> 6)).toString(16).padStart(4, '0');
+  // Stryker disable next-line StringLiteral: 0x80 | x has 2 hex digits already, padStart never pads
   const randB = (0x80 | (seq & 0x3f)).toString(16).padStart(2, '0') + hash.slice(18, 32);
   const time = commandId.slice(0, 8) + commandId.slice(9, 13);
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-${randA}-${randB.slice(0, 4)}-${randB.slice(4)}`;

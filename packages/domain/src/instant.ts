@@ -13,6 +13,7 @@ const MAX = Date.parse('9999-12-30T00:00:00Z');
 export function parseInstant(text: string): string | null {
   const m = DATE_TIME.exec(text);
   if (!m) return null;
+  // Stryker disable next-line StringLiteral: the defaults are read with Number(), and Number('') is 0 too
   const [, y, mo, d, h, mi, s = '0', , oh = '0', om = '0'] = m;
   const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
   if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(2000, month, 0)).getUTCDate()) return null;
