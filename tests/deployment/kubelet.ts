@@ -5,7 +5,7 @@
 // failure threshold, after the startup probe), and a pod is stopped as Kubernetes stops one: out of
 // the Service's endpoints first, then the preStop hook, then SIGTERM, then SIGKILL once
 // terminationGracePeriodSeconds (counted from the start of preStop) have passed.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { LIMITS, PODMAN } from '../../scripts/image/podman.ts';
@@ -37,44 +37,52 @@ function runArgs(name: string, c: ContainerPlan, image: string): string[] {
   return args;
 }
 
+/**
+ * One podman command, its output kept (the last `keep` characters) and, for a container, written to
+ * its log file; `exited` settles with its exit code. A container named here is removed if this
+ * process dies first.
+ */
+function podmanChild(
+  args: string[],
+  o: { container?: string; logFile?: string; keep?: number } = {},
+): { output(): string; exited: Promise<number> } {
+  if (o.container) live.add(o.container);
+  const child = spawn('podman', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = o.logFile ? createWriteStream(o.logFile) : null;
+  let output = '';
+  const keep = (b: Buffer) => {
+    log?.write(b);
+    output = (output + b.toString()).slice(-(o.keep ?? 64_000));
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise<number>((resolve) =>
+    child.on('close', (code) => {
+      if (o.container) live.delete(o.container);
+      log?.end();
+      resolve(code ?? 1);
+    }),
+  );
+  return { output: () => output, exited };
+}
+
 /** Runs one container to its end (an init container, a Job's container, an operator's command). */
-export function runContainer(
+export async function runContainer(
   name: string,
   c: ContainerPlan,
   image: string,
   logDir: string,
-  extraArgs: string[] = [],
 ): Promise<{ code: number; output: string }> {
-  const plan = { ...c, argv: [...c.argv, ...extraArgs] };
-  return new Promise((resolve) => {
-    live.add(name);
-    const child = spawn('podman', runArgs(name, plan, image), { stdio: ['ignore', 'pipe', 'pipe'] });
-    const log = createWriteStream(join(logDir, `${name}.log`));
-    let output = '';
-    const keep = (b: Buffer) => {
-      log.write(b);
-      output = (output + b.toString()).slice(-64_000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('close', (code) => {
-      live.delete(name);
-      log.end();
-      resolve({ code: code ?? 1, output });
-    });
-  });
+  const run = podmanChild(runArgs(name, c, image), { container: name, logFile: join(logDir, `${name}.log`) });
+  const code = await run.exited;
+  return { code, output: run.output() };
 }
 
 /** `kubectl exec` into a running pod's container: the command with the container's settings and files. */
-export function execIn(pod: RunningPod, argv: string[]): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('podman', [...PODMAN, 'exec', pod.name, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const keep = (b: Buffer) => (output = (output + b.toString()).slice(-64_000));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('close', (code) => resolve({ code: code ?? 1, output }));
-  });
+export async function execIn(pod: RunningPod, argv: string[]): Promise<{ code: number; output: string }> {
+  const run = podmanChild([...PODMAN, 'exec', pod.name, ...argv]);
+  const code = await run.exited;
+  return { code, output: run.output() };
 }
 
 export interface RunningPod {
@@ -109,24 +117,9 @@ export async function startPod(plan: PodPlan, image: string, logDir: string, not
   }
   if (plan.containers.length !== 1) throw new Error(`${plan.name}: the harness runs pods of one container`);
   const c = plan.containers[0]!;
-  const name = `${plan.name}`;
-  live.add(name);
-  const child: ChildProcess = spawn('podman', runArgs(name, c, image), { stdio: ['ignore', 'pipe', 'pipe'] });
-  const log = createWriteStream(join(logDir, `${name}.log`));
-  let tail = '';
-  const keep = (b: Buffer) => {
-    log.write(b);
-    tail = (tail + b.toString()).slice(-16_000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<number>((resolve) =>
-    child.on('close', (code) => {
-      live.delete(name);
-      log.end();
-      resolve(code ?? 1);
-    }),
-  );
+  const name = plan.name;
+  const run = podmanChild(runArgs(name, c, image), { container: name, logFile: join(logDir, `${name}.log`), keep: 16_000 });
+  const { exited } = run;
   let gone = false;
   void exited.then(() => (gone = true));
   const hostPort = (port: string | number): number => {
@@ -167,8 +160,8 @@ export async function startPod(plan: PodPlan, image: string, logDir: string, not
     waitReady: async (timeoutMs) => {
       const t0 = Date.now();
       while (!(ready && !gone)) {
-        if (gone) throw new Error(`${name} exited before it was ready:\n${tail.slice(-3000)}`);
-        if (Date.now() - t0 > timeoutMs) throw new Error(`${name} not ready within ${timeoutMs} ms:\n${tail.slice(-3000)}`);
+        if (gone) throw new Error(`${name} exited before it was ready:\n${run.output().slice(-3000)}`);
+        if (Date.now() - t0 > timeoutMs) throw new Error(`${name} not ready within ${timeoutMs} ms:\n${run.output().slice(-3000)}`);
         await sleep(200);
       }
     },
@@ -202,6 +195,6 @@ export async function startPod(plan: PodPlan, image: string, logDir: string, not
       ]);
       return { preStopMs, drainMs: Date.now() - t1, code, killed };
     },
-    logTail: () => tail,
+    logTail: () => run.output(),
   };
 }

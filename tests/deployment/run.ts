@@ -20,11 +20,10 @@ import pg from 'pg';
 import { REPO_ROOT, startKafkaCluster } from '@ingest/devstack';
 import { createKafka, readKafkaSecurity, type TopicNames } from '@ingest/kafka';
 import { Rendered, renderOverlay, type Obj } from '../deploy/k8sRender.ts';
-import { createLoad, type Shop } from '../faults/load.ts';
+import { CRON_SECRET, createLoad, INGEST_SECRET, type Shop } from '../faults/load.ts';
 import { freePort } from '../faults/procs.ts';
-import { verify, waitQuiescent, type Verdict } from '../faults/verify.ts';
+import { getCommand, verify, waitQuiescent, type Verdict } from '../faults/verify.ts';
 import type { Stack } from '../faults/infra.ts';
-import { INGEST_SECRET, CRON_SECRET } from '../faults/load.ts';
 import { execIn, runContainer, startPod, type RunningPod } from './kubelet.ts';
 import { planPod, type SecretData } from './podPlan.ts';
 import { startTlsPostgres } from './pgTls.ts';
@@ -282,19 +281,6 @@ const indent = (s: string) =>
     .split('\n')
     .map((l) => `    ${l}`)
     .join('\n');
-
-async function getCommand(port: number, id: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`http://127.0.0.1:${port}/api/commands/${id}`, {
-    headers: { 'x-ingest-secret': INGEST_SECRET },
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await res.text();
-  try {
-    return { status: res.status, body: JSON.parse(text) };
-  } catch {
-    return { status: res.status, body: text };
-  }
-}
 
 function printSummary(s: {
   verdict: Verdict;
