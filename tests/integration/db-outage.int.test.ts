@@ -14,7 +14,10 @@ let proxy: TcpProxy;
 
 beforeAll(async () => {
   proxy = await startTcpProxy({ target: { host: '127.0.0.1', port: 5432 } });
-  p = await startPipeline({ serviceDatabaseUrl: (direct) => throughProxy(direct, proxy) });
+  p = await startPipeline({
+    serviceDatabaseUrl: (direct) => throughProxy(direct, proxy),
+    env: { API_KEY_PEPPER: 'outage-pepper-0123456789abcdef0123456789' },
+  });
 });
 afterAll(async () => {
   await proxy.restore();
@@ -43,6 +46,12 @@ describe('a PostgreSQL outage', () => {
     expect(before.status).toBe(202);
     const resultUrl = `${p.url()}${before.json.result_url}`;
     await waitFor(async () => (await get(resultUrl, ING)).status === 200, 15_000, 'the first command applied');
+    // D28: a key used before the outage (cached) and one never used: neither is answered 401 while
+    // PostgreSQL cannot say whether it is valid.
+    const mint = async () =>
+      ((await post(`${p.url()}/api/admin/keys`, { shop, scopes: ['products:write', 'commands:read'] }, ING)).json as { key: string }).key;
+    const [warm, cold] = [await mint(), await mint()];
+    expect((await get(resultUrl, { authorization: `Bearer ${warm}` })).status).toBe(200);
 
     await proxy.cut('refuse');
     try {
@@ -59,6 +68,9 @@ describe('a PostgreSQL outage', () => {
           { 'x-cron-secret': CRON_SECRET, 'x-shop': shop },
         ),
       );
+      expect503(await get(resultUrl, { authorization: `Bearer ${cold}` }));
+      expect503(await products(shop, ['B5'], { 'x-ingest-secret': '', authorization: `Bearer ${cold}` }));
+      expect503(await products(shop, ['B6'], { 'x-ingest-secret': '', authorization: `Bearer ${warm}` }));
       // A dry run reads the database instead of appending: 503 with Retry-After too.
       expect503(await post(`${p.url()}/api/ingest/products?dry_run=true`, { shop, products: [{ barcode: 'B4', product_name: 'x' }] }, ING));
       const ready = await get(`${p.url()}/readyz`);

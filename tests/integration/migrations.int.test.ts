@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createDatabaseFromTemplate, dropDatabase, migrate } from '@ingest/db';
+import { REPO_ROOT } from '@ingest/devstack';
 
 // Migrations on an empty database: the whole data model of D24 and the roles of D25.
 const name = `ingest_test_mig_${randomUUID().slice(0, 8)}`;
@@ -11,15 +14,13 @@ let client: pg.Client;
 
 beforeAll(async () => {
   url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, 'template1');
-  expect(await migrate(url)).toEqual([
-    '1763700000000_data-model',
-    '1763800000000_hot-updates',
-    '1763900000000_fault-tolerance',
-    '1764000000000_checkpoint-log-identity',
-    '1764100000000_request-idempotency-keys',
-    '1764200000000_set-based-projection',
-    '1764300000000_read-side',
-  ]);
+  // Every file of migrations/, in the order of their names, and nothing else.
+  const files = readdirSync(join(REPO_ROOT, 'migrations'))
+    .filter((f) => f.endsWith('.sql'))
+    .map((f) => f.slice(0, -'.sql'.length))
+    .sort();
+  expect(files[0]).toBe('1763700000000_data-model');
+  expect(await migrate(url)).toEqual(files);
   client = new pg.Client({ connectionString: url });
   await client.connect();
 });

@@ -10,9 +10,22 @@ export const ERROR_CODE_HEADER = 'X-Error-Code';
 export const ERROR_CODES = {
   unauthorized: {
     status: 401,
-    meaning: 'The x-ingest-secret (or x-cron-secret) header is missing or is not one of the configured secrets (D9).',
+    meaning:
+      'The x-ingest-secret (or x-cron-secret) header is missing or is not one of the configured secrets (D9), or the `Authorization: Bearer` key is missing, unknown, expired or revoked (D28); the answer carries `WWW-Authenticate: Bearer`.',
   },
-  not_configured: { status: 503, meaning: 'INGEST_SECRET (or CRON_SECRET) is not set on this gateway: the endpoint is closed.' },
+  forbidden_shop: {
+    status: 403,
+    meaning: 'The per-shop key names another shop than its own, in the body `shop` or the `x-shop` header (D28).',
+  },
+  missing_scope: { status: 403, meaning: 'The per-shop key lacks the scope the endpoint requires; the error names it (D28).' },
+  platform_only: {
+    status: 403,
+    meaning: 'A per-shop key on an endpoint only the platform credential may use: the daily snapshot and the keys endpoints (D28).',
+  },
+  not_configured: {
+    status: 503,
+    meaning: 'INGEST_SECRET (or CRON_SECRET, or for the keys endpoints API_KEY_PEPPER) is not set on this gateway: the endpoint is closed.',
+  },
   invalid_json: { status: 400, meaning: 'The body is not JSON, not a JSON object, or nested too deeply.' },
   invalid_request: {
     status: 400,

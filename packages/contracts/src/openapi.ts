@@ -46,6 +46,7 @@ function writeErrors(opts: { unprocessable: boolean; planned: typeof PLANNED }):
   return {
     '400': response('BadRequest'),
     '401': response('Unauthorized'),
+    '403': response('Forbidden'),
     '408': response('BodyTimeout'),
     ...(opts.planned.idempotencyKeyHeader ? { '409': response('IdempotencyConflict') } : {}),
     '413': response('TooLarge'),
@@ -61,6 +62,8 @@ interface WriteSpec {
   description: string;
   tag: string;
   security: Security;
+  /** The scope a per-shop key needs (D28); null: the platform credential only. */
+  scope: string | null;
   /** Request body schema (a schemas/ file name) and its shown example. */
   body: JsonObject;
   example: JsonObject;
@@ -97,7 +100,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
     tags: [spec.tag],
     summary: spec.summary,
     description: spec.description,
-    security: securityOf(spec.security),
+    security: securityOf(spec.security, spec.scope),
     parameters: [
       ...(spec.extraParameters ?? []),
       ref('#/components/parameters/Prefer'),
@@ -130,6 +133,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       description:
         'Upsert by shop + barcode (D7, D10). A bad item is reported in `errors` and does not stop the others. At most 10,000 products.',
       security: 'cron',
+      scope: 'products:write',
       extraParameters: [xShopRequired],
       body: requestBody('http/products-bulk-upsert.request.json', products),
       example: {
@@ -143,6 +147,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       summary: 'Endpoint 2: products ingest (shop in the body)',
       description: 'The same command as endpoint 1 (D7); the answer adds `errors_count`.',
       security: 'ingest',
+      scope: 'products:write',
       body: requestBody('http/products-ingest.request.json', products),
       example: { shop: SHOP, products: [{ barcode: '4901234567894', product_name: 'Green tea 500ml', current_price: 150 }] },
       ok: 'productsIngest',
@@ -154,6 +159,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       description:
         'Each line names its own location. `absolute` lines set any of the five quantities; `delta` lines add `<quantity>_delta`. Results below 0 are stored as 0 (`clamped`). A level moving from above 0 to 0 emits `stock_zero` (D18). A bad line is 422 `invalid_payload`.',
       security: 'ingest',
+      scope: 'inventory:write',
       body: requestBody('http/inventory-levels.request.json', levelsLines),
       example: {
         shop: SHOP,
@@ -170,6 +176,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       summary: 'Endpoint 4: inventory snapshot of one location',
       description: 'Absolute stock of one location (D15, D15a, D15b, D16). Exactly one of `location_id` and `location`.',
       security: 'ingest',
+      scope: 'inventory:write',
       body: requestBody('http/inventory-snapshot.request.json', s('http/inventory-snapshot.lines.json')),
       example: {
         shop: SHOP,
@@ -186,6 +193,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       summary: 'Endpoint 5: available quantity, absolute or delta',
       description: 'Only `available_qty` changes. Delta requests with an `idempotency_key` already applied change nothing (D19).',
       security: 'ingest',
+      scope: 'inventory:write',
       body: requestBody('http/inventory-available.request.json', availableLines),
       example: {
         shop: SHOP,
@@ -203,6 +211,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       description:
         'Rows are checked one by one (D20); rejected rows are listed in `errors` with HTTP 200. At most 5,000 rows. `dry_run` checks everything and writes nothing (D22).',
       security: 'ingest',
+      scope: 'orders:write',
       body: requestBody('http/order-lines.request.json', { properties: { rows: { items: s('http/order-line.json') } } }),
       example: {
         shop: SHOP,
@@ -217,6 +226,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       summary: 'Register locations (D14)',
       description: 'An omitted `location_id` is chosen by the gateway. An id of another shop is 422 `invalid_payload`.',
       security: 'ingest',
+      scope: 'registry:write',
       body: s('http/admin-locations.request.json'),
       example: {
         shop: SHOP,
@@ -230,6 +240,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       summary: 'Register channels (D14)',
       description: 'An omitted `channel_id` is chosen by the gateway. An id of another shop is 422 `invalid_payload`.',
       security: 'ingest',
+      scope: 'registry:write',
       body: s('http/admin-channels.request.json'),
       example: { shop: SHOP, channels: [{ name: 'Online store' }] },
       ok: 'channels',
@@ -241,6 +252,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       description:
         'The command the daily scheduler appends. `snapshot_date` defaults to the business day that ended last; a date after today is 422.',
       security: 'ingest',
+      scope: null,
       body: s('http/admin-daily-snapshot.request.json'),
       example: { shop: SHOP, snapshot_date: '2026-11-22' },
       ok: 'daily',
@@ -258,8 +270,8 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       operationId: 'getCommandResult',
       summary: 'The result of an accepted command (D6)',
       description:
-        "The status and body the synchronous answer would have had, 202 while pending or parked, 410 once the result was pruned (RESULT_RETENTION). Accepts the ingest secret, or the cron secret with the command's shop in `x-shop`.",
-      security: [{ ingestSecret: [] }, { cronSecret: [] }],
+        "The status and body the synchronous answer would have had, 202 while pending or parked, 410 once the result was pruned (RESULT_RETENTION). Accepts the ingest secret, the cron secret with the command's shop in `x-shop`, or a per-shop key with `commands:read` (D28), to which another shop's command is 404.",
+      security: [{ ingestSecret: [] }, { cronSecret: [] }, { bearerAuth: ['commands:read'] }],
       parameters: [
         {
           name: 'id',
@@ -289,6 +301,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
         },
         '400': response('BadRequest'),
         '401': response('Unauthorized'),
+        '403': response('Forbidden'),
         '404': response('NotFound'),
         '410': {
           description: 'The result was pruned: it is kept for RESULT_RETENTION.',
@@ -296,6 +309,73 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
         },
         '422': response('Unprocessable'),
         '503': response('Unavailable'),
+      },
+    },
+  };
+
+  // D28: the platform credential mints, lists and revokes per-shop keys.
+  const keysErrors = {
+    '401': response('Unauthorized'),
+    '403': response('Forbidden'),
+    '503': response('Unavailable'),
+  };
+  paths['/api/admin/keys'] = {
+    post: {
+      tags: ['Keys'],
+      operationId: 'createApiKey',
+      summary: 'Mint a per-shop API key (D28)',
+      description:
+        'The key is in this answer only (`Cache-Control: no-store`); it is stored as a keyed hash (HMAC-SHA-256 with API_KEY_PEPPER). Without API_KEY_PEPPER the keys endpoints answer 503.',
+      security: securityOf('ingest'),
+      requestBody: {
+        required: true,
+        content: json(s('http/admin-keys.request.json'), {
+          shop: SHOP,
+          scopes: ['inventory:write', 'commands:read'],
+          expires_in_days: 365,
+          note: 'WMS integration',
+        }),
+      },
+      responses: {
+        '201': { description: 'Minted.', content: json(r('keyCreated'), exampleOf('keyCreated')) },
+        '400': response('BadRequest'),
+        ...keysErrors,
+      },
+    },
+    get: {
+      tags: ['Keys'],
+      operationId: 'listApiKeys',
+      summary: 'List keys, of one shop or of all, in creation order (D28)',
+      description: 'Never the key or its hash. `last_used_at` is written by the gateways in batches, a few seconds behind.',
+      security: securityOf('ingest'),
+      parameters: [{ name: 'shop', in: 'query', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 }, example: SHOP }],
+      responses: {
+        '200': { description: 'The keys.', content: json(r('keyList'), exampleOf('keyList')) },
+        '400': response('BadRequest'),
+        ...keysErrors,
+      },
+    },
+  };
+  paths['/api/admin/keys/{key_id}'] = {
+    delete: {
+      tags: ['Keys'],
+      operationId: 'revokeApiKey',
+      summary: 'Revoke a key (D28)',
+      description: 'Effective on every gateway within a second. Revoking a revoked key answers 200 with its first revocation time.',
+      security: securityOf('ingest'),
+      parameters: [
+        {
+          name: 'key_id',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^key_[0-9a-f]{16}$' },
+          example: 'key_3f9a1c0b7d2e4f68',
+        },
+      ],
+      responses: {
+        '200': { description: 'Revoked.', content: json(r('keyRevoked'), exampleOf('keyRevoked')) },
+        '404': response('NotFound'),
+        ...keysErrors,
       },
     },
   };
@@ -423,6 +503,12 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
           name: 'x-cron-secret',
           description: 'CRON_SECRET (D8, D9); the shop goes in `x-shop`.',
         },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A per-shop API key (D28), minted with `POST /api/admin/keys`: it stands for its shop (a body `shop` or `x-shop` naming another is 403) and allows what its scopes name (the scope each operation needs is listed with it).',
+        },
       },
       parameters: {
         XShop: {
@@ -495,10 +581,19 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
           400,
         ),
         Unauthorized: {
-          description: `Missing or wrong secret (spec Authentication rule 1, D8).${codesOf(401)}`,
-          headers: errorCode,
+          description: `Missing or wrong secret (spec Authentication rule 1, D8), or a missing, unknown, expired or revoked key (D28).${codesOf(401)}`,
+          headers: {
+            ...errorCode,
+            'WWW-Authenticate': { description: '`Bearer` (RFC 9110 §11.6.1).', schema: { type: 'string' }, example: 'Bearer' },
+          },
           content: { 'text/plain': { schema: { const: 'unauthorized' }, example: 'unauthorized' } },
         },
+        Forbidden: error(
+          'A per-shop key used outside what it may do (D28): another shop in the body `shop` or `x-shop`, a scope the key lacks (named in the error), or an endpoint for the platform credential only.',
+          { ok: false, error: 'forbidden for this shop' },
+          undefined,
+          403,
+        ),
         NotFound: error('No such route or command.', { ok: false, error: 'command not found' }, undefined, 404),
         BodyTimeout: error('The body did not arrive within BODY_TIMEOUT.', { ok: false, error: 'request body timeout' }, undefined, 408),
         TooLarge: error(
@@ -552,6 +647,7 @@ const TAGS: Record<string, string> = {
   'Order lines': 'Endpoint 6 (D20 to D23).',
   Registry: 'Locations, channels and the daily inventory copy (D14, D16).',
   Commands: 'Results of accepted commands (D6).',
+  Keys: 'Per-shop API keys (D28): minted, listed and revoked with the platform credential.',
   Operations: 'Health, readiness and metrics; no credentials.',
   'API contracts': 'These documents, the documentation page and the JSON Schemas; no credentials.',
   Removed: 'Interfaces removed in v2 (D12).',
@@ -560,9 +656,11 @@ const TAGS: Record<string, string> = {
 /** The methods a removed path is documented for: it answers 410 to any. */
 export const REMOVED_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-function securityOf(security: Security): JsonObject[] {
-  if (security === 'ingest') return [{ ingestSecret: [] }];
-  if (security === 'cron') return [{ cronSecret: [] }];
+/** The spec's shared secret of an endpoint, or a per-shop key with the scope it needs (D28). */
+function securityOf(security: Security, scope: string | null = null): JsonObject[] {
+  const key = scope === null ? [] : [{ bearerAuth: [scope] }];
+  if (security === 'ingest') return [{ ingestSecret: [] }, ...key];
+  if (security === 'cron') return [{ cronSecret: [] }, ...key];
   return [];
 }
 

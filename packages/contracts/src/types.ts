@@ -10,6 +10,7 @@ export type { ProductsIngestRequest } from './generated/http.products-ingest.req
 export type { RegisterLocationsRequest, LocationInput } from './generated/http.admin-locations.request.ts';
 export type { RegisterChannelsRequest, ChannelInput } from './generated/http.admin-channels.request.ts';
 export type { DailySnapshotRequest } from './generated/http.admin-daily-snapshot.request.ts';
+export type { CreateApiKeyRequest } from './generated/http.admin-keys.request.ts';
 export type { InventorySnapshotRequest } from './generated/http.inventory-snapshot.request.ts';
 export type { InventorySnapshotLines, InventorySnapshotLine } from './generated/http.inventory-snapshot.lines.ts';
 export type { InventoryAvailableRequest } from './generated/http.inventory-available.request.ts';

@@ -25,7 +25,7 @@ export { Secret } from './config/secret.ts';
 
 // observability/: logs, metrics, traces and the readiness probe.
 export { createLogger, wantsPrettyLogs, REDACT_PATHS, type Logger, type LoggerOptions } from './observability/logger.ts';
-export { withLogContext, currentRequestId, type LogContext } from './observability/logContext.ts';
+export { withLogContext, currentRequestId, setLogActor, type LogContext } from './observability/logContext.ts';
 export {
   createRegistry,
   registerPoolMetrics,

@@ -1,4 +1,5 @@
 import express, { type Express, type RequestHandler } from 'express';
+import type { KeyService } from '@ingest/access';
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { Pool } from '@ingest/db';
 import { DEFAULT_TOPICS, topicPlan, type CommandLog, type LogPositions } from '@ingest/kafka';
@@ -6,7 +7,7 @@ import { publicBaseUrl, type Logger, type Registry } from '@ingest/runtime';
 import type { GatewayConfig } from './config.ts';
 import { errorHandler, notFound, SAFE_HEADERS } from './errors/catalog.ts';
 import { inflightLimiter } from './edge/inflight.ts';
-import { ingestCredential } from './edge/auth.ts';
+import { ingestCredential, type AccessConfig } from './edge/auth.ts';
 import { shedShop } from './edge/shedShop.ts';
 import { shopAdmission } from './edge/shopAdmission.ts';
 import { countRequest, gatewayMetrics } from './metrics.ts';
@@ -16,6 +17,7 @@ import { commandRoutes } from './routes/commands.ts';
 import { docsRoutes, type DocsDeps } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { keyRoutes } from './routes/keys.ts';
 import { inventoryRoutes } from './routes/inventory.ts';
 import { orderLineRoutes } from './routes/orderLines.ts';
 import { productRoutes } from './routes/products.ts';
@@ -31,6 +33,8 @@ export interface GatewayDeps {
   /** Dry runs (D22): the command projected and rolled back instead of appended. */
   dryRunner: DryRunner;
   pool: Pool;
+  /** Per-shop API keys (D28); without it (API_KEY_PEPPER unset) a Bearer key is 401 and the keys endpoints 503. */
+  keys?: KeyService | null;
   log: Logger;
   registry: Registry;
   /** Readiness checks for /readyz (all true: ready); without it the app is always ready. */
@@ -83,7 +87,15 @@ export function buildApp(deps: GatewayDeps): Express {
   });
   // Before everything while a shop is being refused: its plain writes are answered 429 on their
   // raw bodies, without the trip through the app (edge/shedShop.ts); everything else passes unchanged.
-  const credentialOf = ingestCredential(config.ingestSecrets);
+  const access: AccessConfig = {
+    ingestSecrets: config.ingestSecrets,
+    cronSecrets: config.cronSecrets,
+    platformSecretsForRetailers: config.platformSecretsForRetailers,
+    keys: deps.keys ?? null,
+  };
+  // The raw-body path takes the ingest secret only (where it is accepted on every path it serves);
+  // a per-shop key's request goes through the app, whose auth also checks its scope and shop.
+  const credentialOf = ingestCredential(config.platformSecretsForRetailers ? config.ingestSecrets : []);
   app.use(
     shedShop({
       shopAdmission: perShop,
@@ -113,6 +125,8 @@ export function buildApp(deps: GatewayDeps): Express {
   // The API contracts (docs/api.md "API contracts"), before any route that asks for credentials.
   app.use(docsRoutes({ ...(deps.docs ?? defaultDocs()), metricsOnApiPort: deps.metricsOnApiPort !== false }));
 
+  app.use(keyRoutes({ access, schemas: deps.schemas }));
+
   const submit = {
     commandLog: deps.commandLog,
     replies: deps.replies,
@@ -129,8 +143,7 @@ export function buildApp(deps: GatewayDeps): Express {
   app.use(
     commandRoutes({
       pool: deps.pool,
-      ingestSecrets: config.ingestSecrets,
-      cronSecrets: config.cronSecrets,
+      access,
       resultRetentionMs: config.resultRetentionMs,
       positions: deps.positions,
       now: submit.now,
@@ -141,11 +154,10 @@ export function buildApp(deps: GatewayDeps): Express {
     shopAdmission: perShop,
     bodyLimitBytes: Math.min(config.bodyLimitBytes, admission.perConnectionBytes),
     bodyTimeoutMs: config.bodyTimeoutMs,
+    access,
   };
-  app.use(
-    productRoutes({ ...submit, ...front, schemas: deps.schemas, ingestSecrets: config.ingestSecrets, cronSecrets: config.cronSecrets }),
-  );
-  const ingest = { ...submit, ...front, schemas: deps.schemas, ingestSecrets: config.ingestSecrets };
+  app.use(productRoutes({ ...submit, ...front, schemas: deps.schemas }));
+  const ingest = { ...submit, ...front, schemas: deps.schemas };
   app.use(inventoryRoutes({ ...ingest, businessTimezone: config.businessTimezone }));
   app.use(adminRoutes({ ...ingest, businessTimezone: config.businessTimezone }));
   app.use(orderLineRoutes(ingest));

@@ -3,6 +3,8 @@ export interface GatewayConfig {
   ingestSecrets: string[];
   /** Accepted x-cron-secret values (D8, D9). */
   cronSecrets: string[];
+  /** PLATFORM_SECRETS_FOR_RETAILERS (D28): false refuses the shared secrets on the retailer endpoints. */
+  platformSecretsForRetailers: boolean;
   /** How long a request waits for its projector result before answering 202 (D6). */
   replyTimeoutMs: number;
   /** Largest request body (D11: default 32 MiB, more -> 413). */
@@ -49,4 +51,5 @@ export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'ingestSecrets' | 'cron
   shopBurstLines: 50_000,
   positionCacheMs: 1000,
   idempotencyKeyTtlMs: 86_400_000,
+  platformSecretsForRetailers: true,
 };

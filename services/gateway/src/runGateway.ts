@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { createKeyService, pgKeyRows } from '@ingest/access';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createListener, createPool, type Listener } from '@ingest/db';
 import {
@@ -41,6 +42,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig & {
   metricsPort: number | undefined;
   shutdownLingerMs: number;
   dryRunStatementTimeoutMs: number;
+  apiKeyPepper: string | undefined;
 } {
   return {
     resultRetentionMs: setting(env, 'RESULT_RETENTION'),
@@ -48,6 +50,8 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig & {
     idempotencyKeyTtlMs: setting(env, 'IDEMPOTENCY_KEY_TTL'),
     ingestSecrets: setting(env, 'INGEST_SECRET') ?? [],
     cronSecrets: setting(env, 'CRON_SECRET') ?? [],
+    platformSecretsForRetailers: setting(env, 'PLATFORM_SECRETS_FOR_RETAILERS') === 'on',
+    apiKeyPepper: setting(env, 'API_KEY_PEPPER'),
     replyTimeoutMs: setting(env, 'REPLY_TIMEOUT_MS'),
     bodyLimitBytes: setting(env, 'BODY_LIMIT_BYTES'),
     maxInflightBytes: setting(env, 'MAX_INFLIGHT_BYTES'),
@@ -134,6 +138,16 @@ export async function runGateway(
   });
   if (config.ingestSecrets.length === 0) log.warn('INGEST_SECRET is not set: ingest endpoints answer 503');
   if (config.cronSecrets.length === 0) log.warn('CRON_SECRET is not set: /api/products/bulk-upsert answers 503');
+  if (config.apiKeyPepper === undefined) log.warn('API_KEY_PEPPER is not set: per-shop keys are off (/api/admin/keys answers 503)');
+  if (!config.platformSecretsForRetailers) log.info('PLATFORM_SECRETS_FOR_RETAILERS=off: retailer endpoints take per-shop keys only');
+  const keys =
+    config.apiKeyPepper === undefined
+      ? null
+      : createKeyService({
+          rows: pgKeyRows(pool, listener),
+          pepper: config.apiKeyPepper,
+          onError: (err, what) => log.warn({ err }, what),
+        });
 
   const schemas = new SchemaRegistry();
   const app = buildApp({
@@ -143,6 +157,7 @@ export async function runGateway(
     replies,
     dryRunner: createDryRunner({ pool: dryRunPool, schemas, statementTimeoutMs: config.dryRunStatementTimeoutMs }),
     pool,
+    keys,
     log,
     registry,
     backlog,
@@ -194,6 +209,7 @@ export async function runGateway(
       // Scraped until the API has drained, so the last requests' counts can still be read.
       if (metricsServer) await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       await replies.close();
+      await keys?.close();
       if (!opts.listener) await listener.close();
       await backlog.stop();
       await positions.stop();

@@ -1,9 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { createKeyService, type KeyService } from '@ingest/access';
+import { memoryKeyRows } from '@ingest/access/testing';
 import { SchemaRegistry } from '@ingest/contracts';
 import type { Pool } from '@ingest/db';
 import type { CommandLog, LogPositions } from '@ingest/kafka';
-import { createRegistry, type Registry } from '@ingest/runtime';
+import { createRegistry, type Logger, type Registry } from '@ingest/runtime';
 import { silentLogger } from '@ingest/runtime/testing';
 import { buildApp, type GatewayDeps } from '../src/app.ts';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from '../src/config.ts';
@@ -25,11 +27,15 @@ export interface TestGateway {
   /** Every command the gateway sent to the dry runner instead, in order (D22). */
   dryRuns: AppendedCommand[];
   registry: Registry;
+  /** Its per-shop keys (D28), kept in memory: mint them with `keys.create`, or through the API. */
+  keys: KeyService;
   close(): Promise<void>;
 }
 
 export const TEST_INGEST_SECRET = 's';
 export const TEST_CRON_SECRET = 'c';
+/** API_KEY_PEPPER of the test gateways. */
+export const TEST_PEPPER = 'test-pepper-of-at-least-thirty-two-characters';
 /** The `as_of` the in-memory dry runner answers. */
 export const TEST_AS_OF = '2026-11-23T00:00:00.000Z';
 
@@ -48,8 +54,13 @@ export async function startTestGateway(
     isReady?: GatewayDeps['isReady'];
     readiness?: GatewayDeps['readiness'];
     metricsOnApiPort?: boolean;
+    /** Per-shop keys; default: in memory (the rules are the service's, the rows a Map). */
+    keys?: KeyService;
+    /** Default: a logger that writes nothing. */
+    log?: Logger;
   } = {},
 ): Promise<TestGateway> {
+  const keys = ports.keys ?? createKeyService({ rows: memoryKeyRows(), pepper: TEST_PEPPER });
   const appended: AppendedCommand[] = [];
   const dryRuns: AppendedCommand[] = [];
   // The in-memory dry runner records the command message and answers a fixed projection.
@@ -74,8 +85,9 @@ export async function startTestGateway(
     replies,
     dryRunner: ports.dryRunner ?? dryRunner,
     pool: ports.pool ?? ({ query: async () => ({ rows: [], rowCount: 0 }) } as unknown as Pool),
-    log: silentLogger(),
+    log: ports.log ?? silentLogger(),
     registry,
+    keys,
     ...(ports.positions ? { positions: ports.positions } : {}),
     ...(ports.isReady ? { isReady: ports.isReady } : {}),
     ...(ports.readiness ? { readiness: ports.readiness } : {}),
@@ -92,11 +104,15 @@ export async function startTestGateway(
     appended,
     dryRuns,
     registry,
-    close: () =>
-      new Promise((resolve) => {
+    keys,
+    close: async () => {
+      // A key service handed in is its owner's to close.
+      if (!ports.keys) await keys.close();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }
 

@@ -15,6 +15,7 @@ export { compareReadModels, READ_MODEL_TABLES, type TableComparison } from './re
 export { rebuildInPlace, type RebuildOptions, type RebuildResult } from './replay/rebuildInPlace.ts';
 export { REBUILT_TABLES, SHADOW_SCHEMA } from './replay/shadowSchema.ts';
 export { listParked, retryParked, skipParked, type ParkedRow, type RetryResult } from './parked.ts';
+export { keysTool, KEYS_VERBS } from './tools/keysTool.ts';
 export { migrateTool } from './tools/migrateTool.ts';
 export { parkedTool, PARKED_VERBS } from './tools/parkedTool.ts';
 export { replayTool, REPLAY_FLAGS, type ReplayToolOptions } from './tools/replayTool.ts';

@@ -8,6 +8,7 @@
 // Schemas: statements over the bookkeeping of the live pipeline name `agent_runtime.<table>`; those
 // a rebuild runs against its shadow schema (D26: the claims, a replay's checkpoints, the delta keys,
 // the daily runs) name the bare table and resolve through the session's search path.
+export * as apiKeys from './apiKeys.ts';
 export * as commandRequests from './commandRequests.ts';
 export * as commandResults from './commandResults.ts';
 export * as dailySnapshotRuns from './dailySnapshotRuns.ts';

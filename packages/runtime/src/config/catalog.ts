@@ -14,7 +14,7 @@ export const ROLE_TITLES: Record<Role, string> = {
   gateway: 'gateway',
   projector: 'projector (with its relay, daily scheduler and pruner)',
   replay: '`npm run replay` / `npm run verify`',
-  tools: '`npm run topics`, `migrate`, `parked`',
+  tools: '`npm run topics`, `migrate`, `parked`, `keys`',
   dev: '`npm start` / `npm test` dev stack',
 };
 
@@ -51,6 +51,9 @@ export interface SettingDef<T> {
   emptyIsValue?: boolean;
 }
 
+/** The shortest API_KEY_PEPPER accepted (D28: at least 128 bits when random). */
+const MIN_PEPPER_CHARS = 32;
+
 const APP: readonly Role[] = ['gateway', 'projector'];
 const KAFKA_USERS: readonly Role[] = ['gateway', 'projector', 'replay', 'tools', 'dev'];
 const DB_USERS: readonly Role[] = ['gateway', 'projector', 'replay', 'tools', 'dev'];
@@ -76,6 +79,18 @@ export const SETTINGS = {
     secret: true,
     fromFile: true,
     doc: 'Accepted `x-cron-secret` values for `/api/products/bulk-upsert`, comma-separated. Unset: that endpoint answers 503.',
+  }),
+  API_KEY_PEPPER: def(text(`at least ${MIN_PEPPER_CHARS} characters`, MIN_PEPPER_CHARS), undefined, {
+    group: 'HTTP',
+    roles: ['gateway', 'tools'],
+    secret: true,
+    fromFile: true,
+    doc: "The server-side key of the per-shop API keys' stored hashes (D28: HMAC-SHA-256; random, kept out of the database). Changing it invalidates every key. Unset: keys cannot be minted or used (`/api/admin/keys` answers 503, a `Bearer` key 401).",
+  }),
+  PLATFORM_SECRETS_FOR_RETAILERS: def(oneOf(['on', 'off'] as const), 'on', {
+    group: 'HTTP',
+    roles: ['gateway'],
+    doc: '`off`: the shared secrets (`x-ingest-secret`, `x-cron-secret`) are refused on the retailer endpoints, which then take per-shop keys only (D28); they keep working on the platform-only ones (daily snapshot, keys, operator API). For when every retailer has its own key.',
   }),
   PORT: def(integer(0, 65535), '8080', { group: 'HTTP', roles: ['gateway'], doc: 'Gateway port (`0` = any free port).' }),
   HOST: def(text('a bind address'), '0.0.0.0', { group: 'HTTP', roles: ['gateway'], doc: 'Gateway bind address.' }),

@@ -51,8 +51,9 @@ export function formatMs(ms: number): string {
   return `${ms}ms`;
 }
 
-export function text(accepts = 'text'): Kind<string> {
-  return { accepts, parse: (raw) => raw };
+/** Any text, at least `minLength` characters long (a pepper, a password). */
+export function text(accepts = 'text', minLength = 0): Kind<string> {
+  return { accepts, parse: (raw) => (raw.length >= minLength ? raw : expected(accepts)) };
 }
 
 /** Comma-separated; blanks dropped (rotating secrets, D9; bootstrap brokers). */

@@ -3,9 +3,12 @@ import { parseJsonObject } from '../edge/body.ts';
 import { cutRequest } from '../edge/cut.ts';
 import { ApiError } from '../errors/catalog.ts';
 import type { ShopAdmission } from '../edge/shopAdmission.ts';
+import { ownShop, requireAccess, type AccessConfig, type AccessRule } from '../edge/auth.ts';
 
 /** What every write route shares: one in-flight budget (D13), the body limit (D11) and the body deadline. */
 export interface Intake {
+  /** Who may write (docs/api.md "Authentication"): the shared secrets and the per-shop keys (D28). */
+  access: AccessConfig;
   admission: RequestHandler;
   bodyLimitBytes: number;
   /** How long a body may take to arrive once its request is admitted (BODY_TIMEOUT). */
@@ -16,19 +19,20 @@ export interface Intake {
 
 /**
  * The front door of every write route, cheapest refusal first (docs/api.md "Errors"): credentials
- * and the other header checks of `auth`, then the declared size, then the body deadline and the
+ * (and a per-shop key's scope and x-shop) and the other header checks of `rule`, then the declared size, then the body deadline and the
  * in-flight budget, then the body, then the shop's own budgets (on the raw body when its shop is
  * certain there, else once it is parsed), all before the route records or appends anything. An
  * unauthenticated or oversized request is answered without ever holding budget, so one hostile
  * connection cannot make everyone else's requests 429.
  */
-export function intake(auth: RequestHandler, deps: Intake): RequestHandler[] {
+export function intake(rule: AccessRule, deps: Intake): RequestHandler[] {
   return [
-    auth,
+    requireAccess(deps.access, rule),
     declaredSizeWithin(deps.bodyLimitBytes),
     bodyDeadline(deps.bodyTimeoutMs),
     deps.admission,
     ...parseJsonObject(deps.bodyLimitBytes, deps.shopAdmission?.refusalBeforeParsing),
+    ownShop,
     ...(deps.shopAdmission ? [deps.shopAdmission] : []),
   ];
 }

@@ -2,14 +2,10 @@ import { Router } from 'express';
 import { commandRequests, projectorCheckpoints, prunedSpan, type Pool } from '@ingest/db';
 import { isUuid } from '@ingest/domain';
 import type { LogPositions } from '@ingest/kafka';
-import { secretMatches } from '../edge/auth.ts';
-import { ApiError, badRequest, notConfigured, notFound, unauthorized } from '../errors/catalog.ts';
+import { requireAccess, type AccessConfig } from '../edge/auth.ts';
+import { ApiError, notFound } from '../errors/catalog.ts';
 import { sendReply } from '../errors/reply.ts';
 import { fetchReplies } from '../commands/replies.ts';
-
-function header(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
 
 /** The creation time a UUIDv7 carries (its first 48 bits, in ms), or null for another version. */
 export function uuidv7Time(id: string): number | null {
@@ -76,12 +72,12 @@ const formatWindow = (ms: number): string =>
  * would have had, 202 pending, or 202 parked. Any gateway instance can answer: all live
  * in PostgreSQL, and a command is recorded there before its 202 is given. Results are kept for
  * `resultRetentionMs`; an id from the span of pruned commands answers 410 `expired`, not 404.
- * Accepts the ingest secret, or the cron secret with the command's shop in x-shop.
+ * Accepts the ingest secret, the cron secret with the command's shop in x-shop, or a key with
+ * `commands:read`; another shop's command is 404 to the latter two (its existence is not revealed, D28).
  */
 export function commandRoutes(deps: {
   pool: Pool;
-  ingestSecrets: string[];
-  cronSecrets: string[];
+  access: AccessConfig;
   resultRetentionMs: number;
   /** The command log's positions; without it a pending answer has no `position`. */
   positions?: LogPositions | undefined;
@@ -89,19 +85,10 @@ export function commandRoutes(deps: {
 }): Router {
   const now = deps.now ?? (() => new Date());
   const router = Router();
-  router.get('/api/commands/:id', async (req, res) => {
-    let shopFilter: string | null = null;
-    if (secretMatches(header(req.headers['x-ingest-secret']), deps.ingestSecrets)) {
-      shopFilter = null;
-    } else if (secretMatches(header(req.headers['x-cron-secret']), deps.cronSecrets)) {
-      const shop = header(req.headers['x-shop'])?.trim();
-      if (!shop) throw badRequest('x-shop header required', 'invalid_header');
-      shopFilter = shop;
-    } else if (deps.ingestSecrets.length === 0 && deps.cronSecrets.length === 0) {
-      throw notConfigured('INGEST_SECRET');
-    } else {
-      throw unauthorized();
-    }
+  const access = requireAccess(deps.access, { platform: 'ingest-or-cron', scope: 'commands:read', retailer: true });
+  router.get('/api/commands/:id', access, async (req, res) => {
+    // The x-shop of the cron secret or the shop of a key; the ingest secret sees every shop.
+    const shopFilter = typeof res.locals['shop'] === 'string' ? res.locals['shop'] : null;
     // A uuid is case-insensitive (RFC 9562); stored ids are lower case.
     const id = String(req.params['id']).toLowerCase();
     if (!isUuid(id)) throw notFound('command not found');

@@ -152,14 +152,18 @@ describe('GET /openapi.json', () => {
         '/api/inventory-levels/bulk-upsert',
         '/api/order-line-master/bulk-upsert',
         '/api/products/bulk-upsert',
+        '/api/admin/keys',
       ]
         .map((p) => `post ${p}`)
-        .concat('get /api/commands/{id}')
+        .concat('get /api/commands/{id}', 'get /api/admin/keys', 'delete /api/admin/keys/{key_id}')
         .sort(),
     );
-    expect(paths['/api/products/bulk-upsert']?.['post']?.security).toEqual([{ cronSecret: [] }]);
+    // D28: a per-shop key with the endpoint's scope is accepted beside the spec's secret.
+    expect(paths['/api/products/bulk-upsert']?.['post']?.security).toEqual([{ cronSecret: [] }, { bearerAuth: ['products:write'] }]);
     expect(JSON.stringify(paths['/api/products/bulk-upsert']?.['post']?.parameters)).toContain('XShop');
-    expect(paths['/api/ingest/products']?.['post']?.security).toEqual([{ ingestSecret: [] }]);
+    expect(paths['/api/ingest/products']?.['post']?.security).toEqual([{ ingestSecret: [] }, { bearerAuth: ['products:write'] }]);
+    expect(paths['/api/admin/daily-snapshot']?.['post']?.security).toEqual([{ ingestSecret: [] }]);
+    expect(paths['/api/admin/keys']?.['post']?.security).toEqual([{ ingestSecret: [] }]);
     const schemes = (openapi['components'] as { securitySchemes: Record<string, { name: string }> }).securitySchemes;
     expect([schemes['ingestSecret']?.name, schemes['cronSecret']?.name]).toEqual(['x-ingest-secret', 'x-cron-secret']);
   });
@@ -196,12 +200,18 @@ describe('GET /openapi.json', () => {
         body: JSON.stringify(example),
       });
       const body: unknown = await res.json();
-      expect(res.status, `${path}: ${JSON.stringify(body)}`).toBe(202);
       expect(validate(ptr('paths', path, 'post', 'requestBody', 'content', 'application/json', 'schema'), example), path).toBeNull();
-      expect(validate(ptr('components', 'responses', 'Accepted', 'content', 'application/json', 'schema'), body), path).toBeNull();
       posted++;
+      if (path === '/api/admin/keys') {
+        // Not a command: the minted key (D28).
+        expect(res.status, `${path}: ${JSON.stringify(body)}`).toBe(201);
+        expect(validate(ptr('paths', path, 'post', 'responses', '201', 'content', 'application/json', 'schema'), body), path).toBeNull();
+        continue;
+      }
+      expect(res.status, `${path}: ${JSON.stringify(body)}`).toBe(202);
+      expect(validate(ptr('components', 'responses', 'Accepted', 'content', 'application/json', 'schema'), body), path).toBeNull();
     }
-    expect(posted).toBe(9);
+    expect(posted).toBe(10);
   });
 
   it('shows response examples that validate against their schemas', () => {

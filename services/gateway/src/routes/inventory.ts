@@ -9,7 +9,6 @@ import type {
   InventorySnapshotRequest,
 } from '@ingest/contracts/types';
 import { businessDate, QTY_FIELDS, type LevelsLine, type QtyField } from '@ingest/domain';
-import { requireIngestSecret } from '../edge/auth.ts';
 import { badRequest, unprocessable } from '../errors/catalog.ts';
 import { intake, type Intake } from '../commands/intake.ts';
 import { inexactNumbersOf } from '../edge/body.ts';
@@ -26,9 +25,7 @@ type AvailableLines = { lines: Array<InventoryAvailableAbsoluteLines['lines'][nu
 type LevelsLines = { lines: Array<Record<string, unknown>> };
 
 /** Endpoints 3, 4 and 5 (D11 statuses: top-level problems 400, line problems 422 invalid_payload). */
-export function inventoryRoutes(
-  deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; businessTimezone: string },
-): Router {
+export function inventoryRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry; businessTimezone: string }): Router {
   const router = Router();
   const s = deps.schemas;
   const snapshotBody = s.validator<InventorySnapshotRequest>('http/inventory-snapshot.request.json');
@@ -43,7 +40,7 @@ export function inventoryRoutes(
     absolute: s.validator<LevelsLines>('http/inventory-levels.absolute-lines.json'),
     delta: s.validator<LevelsLines>('http/inventory-levels.delta-lines.json'),
   };
-  const front = intake(requireIngestSecret(deps.ingestSecrets), deps);
+  const front = intake({ platform: 'ingest', scope: 'inventory:write', retailer: true }, deps);
 
   /** The body (400 when its schema fails) and its lines (422 when their schema fails, D11). */
   const read = <B extends InventoryBody, L>(

@@ -2,7 +2,6 @@ import { Router, type Request, type Response } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { OrderLinesBulkUpsertRequest } from '@ingest/contracts/types';
 import { BUSINESS_TIME, inBusinessTime, parseInstant, type RowProblem } from '@ingest/domain';
-import { requireIngestSecret } from '../edge/auth.ts';
 import { badRequest } from '../errors/catalog.ts';
 import { intake, type Intake } from '../commands/intake.ts';
 import { submitCommand, type SubmitDeps } from '../commands/submit.ts';
@@ -12,13 +11,13 @@ import { inexactMessage, type InexactNumber } from '../edge/exactNumbers.ts';
 const ROWS_REQUIRED = 'rows[] required and non-empty';
 
 /** Endpoint 6: the request's shape here (400s of the spec); every row rule in the projector's decider (D20). */
-export function orderLineRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[] }): Router {
+export function orderLineRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry }): Router {
   const router = Router();
   const body = deps.schemas.validator<OrderLinesBulkUpsertRequest>('http/order-lines.request.json');
 
   router.post(
     '/api/order-line-master/bulk-upsert',
-    ...intake(requireIngestSecret(deps.ingestSecrets), deps),
+    ...intake({ platform: 'ingest', scope: 'orders:write', retailer: true }, deps),
     async (req: Request, res: Response) => {
       const b = body(req.body);
       if (!b.ok) {

@@ -1,7 +1,6 @@
 import { Router } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { ProductInput, ProductsBulkUpsertRequest, ProductsIngestRequest, ProductsUpsertPayload } from '@ingest/contracts/types';
-import { requireCronSecret, requireIngestSecret } from '../edge/auth.ts';
 import { badRequest } from '../errors/catalog.ts';
 import { submitCommand, type SubmitDeps } from '../commands/submit.ts';
 import { intake, type Intake } from '../commands/intake.ts';
@@ -15,9 +14,7 @@ const REQUIRED_TEXT = 'barcode and product_name required';
 const UNKNOWN_FIELD = 'unknown_field';
 
 /** Endpoints 1 and 2 run one command (D7); each item is checked alone and a bad one is reported, not fatal. */
-export function productRoutes(
-  deps: SubmitDeps & Intake & { schemas: SchemaRegistry; ingestSecrets: string[]; cronSecrets: string[] },
-): Router {
+export function productRoutes(deps: SubmitDeps & Intake & { schemas: SchemaRegistry }): Router {
   const router = Router();
   const bulkBody = deps.schemas.validator<ProductsBulkUpsertRequest>('http/products-bulk-upsert.request.json');
   const ingestBody = deps.schemas.validator<ProductsIngestRequest>('http/products-ingest.request.json');
@@ -48,26 +45,34 @@ export function productRoutes(
     });
   };
 
-  router.post('/api/products/bulk-upsert', ...intake(requireCronSecret(deps.cronSecrets), deps), async (req, res) => {
-    const body = bulkBody(req.body);
-    if (!body.ok) throw badRequest(body.failure.message);
-    const shop = res.locals['shop'] as string;
-    await submitCommand(deps, req, res, {
-      kind: 'products.upsert',
-      shop,
-      payload: { response: 'bulk_upsert', items: toItems(body.value.products, inexactNumbersOf(req)) },
-    });
-  });
+  router.post(
+    '/api/products/bulk-upsert',
+    ...intake({ platform: 'cron', scope: 'products:write', retailer: true }, deps),
+    async (req, res) => {
+      const body = bulkBody(req.body);
+      if (!body.ok) throw badRequest(body.failure.message);
+      const shop = res.locals['shop'] as string;
+      await submitCommand(deps, req, res, {
+        kind: 'products.upsert',
+        shop,
+        payload: { response: 'bulk_upsert', items: toItems(body.value.products, inexactNumbersOf(req)) },
+      });
+    },
+  );
 
-  router.post('/api/ingest/products', ...intake(requireIngestSecret(deps.ingestSecrets), deps), async (req, res) => {
-    const body = ingestBody(req.body);
-    if (!body.ok) throw badRequest(body.failure.message);
-    await submitCommand(deps, req, res, {
-      kind: 'products.upsert',
-      shop: body.value.shop,
-      payload: { response: 'ingest', items: toItems(body.value.products, inexactNumbersOf(req)) },
-    });
-  });
+  router.post(
+    '/api/ingest/products',
+    ...intake({ platform: 'ingest', scope: 'products:write', retailer: true }, deps),
+    async (req, res) => {
+      const body = ingestBody(req.body);
+      if (!body.ok) throw badRequest(body.failure.message);
+      await submitCommand(deps, req, res, {
+        kind: 'products.upsert',
+        shop: body.value.shop,
+        payload: { response: 'ingest', items: toItems(body.value.products, inexactNumbersOf(req)) },
+      });
+    },
+  );
 
   return router;
 }
