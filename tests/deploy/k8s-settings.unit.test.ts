@@ -35,6 +35,8 @@ function secretContent(r: Rendered, secret: string, key: string): string {
   if (generated) return Buffer.from(String(generated['data']?.[key] ?? ''), 'base64').toString('utf8');
   if (key.endsWith('.crt')) return PEM;
   if (key.endsWith('database-url')) return PROD_DATABASE_URL ?? '';
+  // A pepper has a floor of 32 characters (D28).
+  if (key === 'api-key-pepper') return `example-${key}-of-at-least-32-characters`;
   return `example-${key}`;
 }
 
@@ -125,6 +127,7 @@ describe.each(OVERLAYS)('deploy/k8s/overlays/%s', (name) => {
       ...kafka,
       INGEST_SECRET_FILE: 'ingest-secrets/ingest-secret',
       CRON_SECRET_FILE: 'ingest-secrets/cron-secret',
+      API_KEY_PEPPER_FILE: 'ingest-secrets/api-key-pepper',
       DATABASE_URL_FILE: 'ingest-secrets/database-url',
     });
     expect(secrets(projector, container(projector, 'projector'))).toEqual({ ...kafka, DATABASE_URL_FILE: 'ingest-secrets/database-url' });
@@ -178,7 +181,7 @@ describe.each(OVERLAYS)('deploy/k8s/overlays/%s', (name) => {
       const [secret, ...more] = r.all('Secret');
       expect(more).toEqual([]);
       expect(secret!['metadata'].name).toMatch(/^ingest-secrets-[a-z0-9]{10}$/);
-      expect(Object.keys(secret!['data']).sort()).toEqual(['cron-secret', 'database-url', 'ingest-secret', 'migrate-database-url']);
+      expect(Object.keys(secret!['data']).sort()).toEqual(['api-key-pepper', 'cron-secret', 'database-url', 'ingest-secret', 'migrate-database-url']);
       const docs = read('docs/deploying.md');
       for (const key of ['ingest-secret', 'cron-secret']) expect(docs).toContain(secretContent(r, secret!['metadata'].name, key));
     });

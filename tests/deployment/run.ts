@@ -21,6 +21,7 @@ import { REPO_ROOT, startKafkaCluster } from '@ingest/devstack';
 import { createKafka, readKafkaSecurity, type TopicNames } from '@ingest/kafka';
 import { Rendered, renderOverlay, type Obj } from '../deploy/k8sRender.ts';
 import { CRON_SECRET, createLoad, INGEST_SECRET, type Shop } from '../faults/load.ts';
+import { checkKeysAcrossGateways } from './keys.ts';
 import { freePort } from '../faults/procs.ts';
 import { getCommand, verify, waitQuiescent, type Verdict } from '../faults/verify.ts';
 import type { Stack } from '../faults/infra.ts';
@@ -39,6 +40,7 @@ const RATE = Number(process.env['DEPLOY_TEST_RATE'] ?? 15);
 const KAFKA_USER = 'ingest';
 const KAFKA_PASSWORD = `kafka-${Math.random().toString(36).slice(2)}`;
 const DB_LOGIN_PASSWORD = `ingest-${Math.random().toString(36).slice(2)}`;
+const API_KEY_PEPPER = `pepper-${Math.random().toString(36).slice(2)}-0123456789abcdef0123456789`;
 
 const failures: string[] = [];
 const cleanups: Array<() => Promise<void>> = [];
@@ -135,6 +137,7 @@ async function main(): Promise<void> {
     'ingest-secrets': {
       'ingest-secret': INGEST_SECRET,
       'cron-secret': CRON_SECRET,
+      'api-key-pepper': API_KEY_PEPPER,
       'database-url': dbUrl('ingest', DB_LOGIN_PASSWORD),
       'migrate-database-url': dbUrl('postgres', db.password),
     },
@@ -243,6 +246,14 @@ async function main(): Promise<void> {
   });
   failures.push(...verdict.failures, ...verdict.lost.map((l) => `lost: ${l}`), ...verdict.doubled.map((d) => `doubled: ${d}`));
 
+  // D28 on the pods as deployed: the pepper from the Secret file, revocation heard by every gateway.
+  const keys = await checkKeysAcrossGateways(
+    gateways.map((g) => g.hostPort('http')),
+    shops[0]!.shop,
+  );
+  failures.push(...keys.failures);
+  say(`per-shop key ${keys.keyId}: revoked on every gateway after ${keys.revokedAfterMs.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`);
+
   // The operator's commands, from the image, as an operator runs them: `kubectl exec` into a projector
   // pod (the services' login and settings) for topics and parked; a pod of the setup Job's template
   // (the migrating owner, who may create the scratch database) for replay and verify.
@@ -251,6 +262,12 @@ async function main(): Promise<void> {
   const operatorRuns: Array<{ what: string; run: () => Promise<{ code: number; output: string }>; expect: RegExp }> = [
     { what: 'topics --check', run: () => execIn(projectors[0]!, cli('topics', '--check')), expect: /no drift/ },
     { what: 'parked list', run: () => execIn(projectors[0]!, cli('parked', 'list')), expect: /no parked commands/ },
+    // The gateway pods hold the keys' pepper (API_KEY_PEPPER_FILE).
+    {
+      what: 'keys list',
+      run: () => execIn(gateways[0]!, cli('keys', 'list', shops[0]!.shop)),
+      expect: new RegExp(`${keys.keyId}.*revoked`),
+    },
     {
       what: 'replay --into scratch',
       run: () => runContainer('operator-replay', { ...owner, argv: cli('replay', '--into', 'scratch') }, image, logs),

@@ -92,6 +92,7 @@ async function main(): Promise<void> {
       'ingest-secrets': {
         'ingest-secret': secrets.ingest,
         'cron-secret': secrets.cron,
+        'api-key-pepper': `image-test-pepper-${runId}-0123456789abcdef`,
         'database-url': databaseUrl,
         'migrate-database-url': databaseUrl,
       },
