@@ -33,6 +33,7 @@ export type { OrderLinesUpsertPayload } from './generated/commands.order-lines-u
 // Events (schemas/events).
 export type { AuditRecord } from './generated/events.audit-record.ts';
 export type { StockLevelEvent } from './generated/events.stock-level-event.ts';
+export type { OperatorAction as OperatorActionEvent } from './generated/events.operator-action.ts';
 
 /**
  * Exactly one of T's properties, present and defined: what a schema's `minProperties: 1,

@@ -326,7 +326,7 @@ describe('GET /asyncapi.json', () => {
     expect(doc.channels.commands.bindings.kafka.topicConfiguration).toMatchObject({ 'retention.ms': -1, 'cleanup.policy': ['delete'] });
     expect(doc.operations.applyCommand.action).toBe('receive');
     const types = new Set<string>();
-    for (const name of ['auditRecord', 'stockZero', 'stockRestored']) {
+    for (const name of ['auditRecord', 'operatorAction', 'stockZero', 'stockRestored']) {
       const m = doc.components.messages[name];
       expect(m.bindings.kafka.key.type).toBe('string');
       expect(m.headers.required).toEqual(
