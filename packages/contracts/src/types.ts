@@ -10,6 +10,8 @@ export type { ProductsIngestRequest } from './generated/http.products-ingest.req
 export type { RegisterLocationsRequest, LocationInput } from './generated/http.admin-locations.request.ts';
 export type { RegisterChannelsRequest, ChannelInput } from './generated/http.admin-channels.request.ts';
 export type { DailySnapshotRequest } from './generated/http.admin-daily-snapshot.request.ts';
+export type { RetryParkedRequest } from './generated/http.admin-parked-retry.request.ts';
+export type { SkipParkedRequest } from './generated/http.admin-parked-skip.request.ts';
 export type { InventorySnapshotRequest } from './generated/http.inventory-snapshot.request.ts';
 export type { InventorySnapshotLines, InventorySnapshotLine } from './generated/http.inventory-snapshot.lines.ts';
 export type { InventoryAvailableRequest } from './generated/http.inventory-available.request.ts';
