@@ -1,4 +1,4 @@
-// `npm run parked -- list | retry <command_id> | skip <command_id>`: resolve parked commands
+// `npm run parked -- list | retry <command_id> [--reason ..] | skip <command_id> --reason .. [--hold]`: resolve parked commands
 // (docs/operations.md "Parked commands"). The same tool as the image's `node services/operator/src/cli/parked.ts`.
 import { KAFKA_SETTINGS_CHECKS } from '@ingest/kafka';
 import { PARKED_VERBS, parkedTool } from '@ingest/operator';

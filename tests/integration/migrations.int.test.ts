@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { createDatabaseFromTemplate, dropDatabase, migrate } from '@ingest/db';
-import { REPO_ROOT } from '@ingest/devstack';
+import { createDatabaseFromTemplate, dropDatabase, migrate, MIGRATIONS_DIR } from '@ingest/db';
 
 // Migrations on an empty database: the whole data model of D24 and the roles of D25.
 const name = `ingest_test_mig_${randomUUID().slice(0, 8)}`;
@@ -15,7 +14,7 @@ let client: pg.Client;
 beforeAll(async () => {
   url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, 'template1');
   // Every file of migrations/, in the order of their names, and nothing else.
-  const files = readdirSync(join(REPO_ROOT, 'migrations'))
+  const files = readdirSync(MIGRATIONS_DIR)
     .filter((f) => f.endsWith('.sql'))
     .map((f) => f.slice(0, -'.sql'.length))
     .sort();
@@ -89,6 +88,7 @@ describe('migrations', () => {
         'agent_runtime.projector_checkpoints',
         'agent_runtime.parked_commands',
         'agent_runtime.relay_lease',
+        'agent_runtime.operator_actions',
         'agent_read.inventory_levels',
         'agent_read.inventory_daily_snapshots',
         'agent_read.inventory_update_logs',
@@ -165,5 +165,27 @@ describe('migrations', () => {
     // The tables of 1763900000000_fault-tolerance: parking and the relay lease are written by the services.
     expect(await asRole('ingest_service', `SELECT count(*) FROM agent_runtime.parked_commands`)).toMatchObject({ ok: true });
     expect(await asRole('ingest_service', `DELETE FROM agent_runtime.relay_lease WHERE false`)).toMatchObject({ ok: true });
+    // Operator actions are an audit trail (1764600000000_operator-actions): written and updated, never deleted.
+    expect(await asRole('ingest_service', `UPDATE agent_runtime.operator_actions SET finished_at = now() WHERE false`)).toMatchObject({
+      ok: true,
+    });
+    expect(await asRole('ingest_service', `DELETE FROM agent_runtime.operator_actions WHERE false`)).toEqual({ ok: false, code: '42501' });
+  });
+
+  it('the operator actions migration goes down and up again', async () => {
+    const down = await client.query(`SELECT 1 FROM pg_tables WHERE schemaname = 'agent_runtime' AND tablename = 'operator_actions'`);
+    expect(down.rowCount).toBe(1);
+    const sql = readFileSync(join(MIGRATIONS_DIR, '1764600000000_operator-actions.sql'), 'utf8').split('-- Down Migration');
+    await client.query('BEGIN');
+    try {
+      await client.query(sql[1]!);
+      const gone = await client.query(`SELECT 1 FROM pg_class WHERE relname IN ('operator_actions', 'command_results_failed_idx')`);
+      expect(gone.rowCount).toBe(0);
+      await client.query(sql[0]!);
+      const back = await client.query(`SELECT 1 FROM pg_class WHERE relname IN ('operator_actions', 'command_results_failed_idx')`);
+      expect(back.rowCount).toBe(2);
+    } finally {
+      await client.query('ROLLBACK');
+    }
   });
 });

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createDatabaseFromTemplate, createPool, dropDatabase } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
-import { compareReadModels, listParked, replayCommandLog, retryParked, skipParked } from '@ingest/operator';
+import { compareReadModels, replayCommandLog } from '@ingest/operator';
+import { listParked, retryParked, skipParked, type ParkedDeps } from '@ingest/projection';
 import { documentedAnswers } from '../support/openapi.ts';
 import { INGEST_SECRET, get, post, startPipeline, type TestPipeline } from '../support/pipeline.ts';
 
@@ -26,6 +27,8 @@ afterAll(async () => {
 });
 
 const ING = { 'x-ingest-secret': INGEST_SECRET };
+const deps = (): ParkedDeps => ({ pool: p.db, schemas: new SchemaRegistry(), topics: p.topics });
+const BY = { actor: 'cli:test', reason: 'the test resolves it' };
 const products = (shop: string, barcodes: string[]) =>
   post(`${p.url()}/api/ingest/products`, { shop, products: barcodes.map((b) => ({ barcode: b, product_name: `P ${b}` })) }, ING);
 const status = (commandId: string) => get(`${p.url()}/api/commands/${commandId}`, ING);
@@ -117,16 +120,17 @@ describe('parking', () => {
     expect((await listParked(p.db)).map((r) => r.command_id)).toEqual([poisonId, behindId]);
 
     // Retrying the poison fails again: it stays parked, and so does the command behind it.
-    const retried = await retryParked(p.db, new SchemaRegistry(), p.topics, poisonId);
-    expect(retried).toMatchObject({ applied: [], failed: { command_id: poisonId } });
+    const retried = await retryParked(deps(), poisonId, BY);
+    expect(retried).toMatchObject({ applied: [], failed: { command_id: poisonId }, remaining: 2 });
     expect((await status(behindId)).json.status).toBe('parked');
 
-    expect(await skipParked(p.db, poisonId)).toEqual({ remaining: 1 });
+    // Held: the command behind it stays parked until it is retried (a skip without hold resumes it).
+    expect(await skipParked(deps(), poisonId, { ...BY, hold: true })).toMatchObject({ applied: [], failed: null, remaining: 1 });
     const skipped = await status(poisonId);
     expect(skipped.status).toBe(422);
     expect(skipped.json).toMatchObject({ ok: false, error_kind: 'skipped' });
 
-    expect(await retryParked(p.db, new SchemaRegistry(), p.topics, behindId)).toEqual({ applied: [behindId], failed: null });
+    expect(await retryParked(deps(), behindId, BY)).toMatchObject({ applied: [behindId], failed: null, remaining: 0 });
     const applied = await status(behindId);
     expect(applied.status).toBe(200);
     expect(applied.json).toMatchObject({ ok: true, created: 1 });
@@ -156,8 +160,8 @@ describe('parking', () => {
     expect(await replayDiffers()).toEqual([]);
 
     // The operator skips both: the live read model never gets R2, and neither may the replay.
-    await skipParked(p.db, poisonId);
-    await skipParked(p.db, behindId);
+    await skipParked(deps(), poisonId, { ...BY, hold: true });
+    await skipParked(deps(), behindId, BY);
     expect((await products(shop, ['R3'])).json).toMatchObject({ ok: true, created: 1 });
     expect(await replayDiffers()).toEqual([]);
     const { rows } = await p.db.query(`SELECT barcode FROM public.products WHERE shop = $1 ORDER BY 1`, [shop]);

@@ -33,6 +33,7 @@ const INTEGER_CONFIGS = new Set([
 const AUDIT_TYPE = 'com.retail-ingestion.audit_record.v1';
 const STOCK_ZERO_TYPE = 'com.retail-ingestion.inventory.stock_zero.v1';
 const STOCK_RESTORED_TYPE = 'com.retail-ingestion.inventory.stock_restored.v1';
+const OPERATOR_ACTION_TYPE = 'com.retail-ingestion.operator_action.v1';
 
 /**
  * The AsyncAPI 3.0 document of every topic the service produces or consumes, generated
@@ -139,8 +140,11 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
       auditRecords: {
         address: audit.topic,
         title: 'Audit records',
-        description: `One event per update-log record (products, inventory, order lines), keyed by shop, in log order per command (D5). Events are ${retentionOf(audit)}.`,
-        messages: { auditRecord: { $ref: '#/components/messages/auditRecord' } },
+        description: `One event per update-log record (products, inventory, order lines), keyed by shop, in log order per command (D5), and one per operator action on a parked command (retry, skip). Events are ${retentionOf(audit)}.`,
+        messages: {
+          auditRecord: { $ref: '#/components/messages/auditRecord' },
+          operatorAction: { $ref: '#/components/messages/operatorAction' },
+        },
         bindings: topicBinding(audit),
       },
       stockZero: {
@@ -176,6 +180,12 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
         channel: { $ref: '#/channels/auditRecords' },
         summary: 'The outbox relay publishes each update-log record.',
         messages: [{ $ref: '#/channels/auditRecords/messages/auditRecord' }],
+      },
+      publishOperatorAction: {
+        action: 'send',
+        channel: { $ref: '#/channels/auditRecords' },
+        summary: "The outbox relay publishes each operator action on a parked command, once the action's last transaction committed.",
+        messages: [{ $ref: '#/channels/auditRecords/messages/operatorAction' }],
       },
       publishStockZero: {
         action: 'send',
@@ -213,6 +223,13 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
           AUDIT_TYPE,
           'The log table of the record.',
           'An update-log record, as stored.',
+        ),
+        operatorAction: eventMessage(
+          'operatorAction',
+          'Operator action',
+          OPERATOR_ACTION_TYPE,
+          'The parked command the operator named.',
+          'An operator retried or skipped a parked command (CLI or operator API): who, why, and the commands applied.',
         ),
         stockZero: eventMessage(
           'stockZero',

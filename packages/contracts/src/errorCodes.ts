@@ -32,7 +32,11 @@ export const ERROR_CODES = {
     meaning:
       "The body does not match the endpoint's schema (a required field missing, a wrong type, an unknown field, D27); `error` names the field.",
   },
-  invalid_header: { status: 400, meaning: 'A header or query parameter is malformed: x-shop, Idempotency-Key, dry_run.' },
+  invalid_header: {
+    status: 400,
+    meaning:
+      'A header or query parameter is malformed: x-shop, Idempotency-Key, dry_run, or those of the operator API (shop, status, limit, cursor).',
+  },
   malformed_url: { status: 400, meaning: 'The URL cannot be decoded.' },
   invalid_compressed_body: { status: 400, meaning: 'Content-Encoding says the body is compressed, and it does not decompress.' },
   request_aborted: { status: 400, meaning: 'The client closed the request before its body arrived.' },
@@ -61,7 +65,10 @@ export const ERROR_CODES = {
     meaning: 'A location external identifier maps to several locations (`error_kind: location_ambiguous`).',
   },
   idempotency_key_reused: { status: 422, meaning: 'The Idempotency-Key was used before for a different request.' },
-  skipped: { status: 422, meaning: 'An operator skipped this parked command (`npm run parked -- skip`); it was never applied.' },
+  skipped: {
+    status: 422,
+    meaning: 'An operator skipped this parked command (`npm run parked -- skip`, or the operator API); it was never applied.',
+  },
   client_error: { status: 400, meaning: 'Another 4xx of the HTTP stack (status as answered).' },
   too_many_requests: {
     status: 429,

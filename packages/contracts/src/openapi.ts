@@ -1,6 +1,7 @@
 /* eslint-disable max-lines -- one document: every path, status and header of the API, declared once per kind of endpoint */
 import { bundleSchemas, readSchemaFiles, schemaUrl, type JsonObject, type SchemaFile } from './schemaFiles.ts';
 import { ERROR_CODE_HEADER, ERROR_CODES } from './errorCodes.ts';
+import { OPERATOR_TAG, OPERATOR_TAG_DESCRIPTION, operatorPaths } from './openapiOperator.ts';
 
 /**
  * The OpenAPI 3.1 document of the HTTP API, generated from schemas/ (bodies are the
@@ -379,6 +380,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       },
     },
   };
+  Object.assign(paths, operatorPaths({ s, r, exampleOf, json, response }));
 
   const open = (summary: string, content: JsonObject, extra: JsonObject = {}): JsonObject => ({
     tags: ['Operations'],
@@ -594,7 +596,12 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
           undefined,
           403,
         ),
-        NotFound: error('No such route or command.', { ok: false, error: 'command not found' }, undefined, 404),
+        NotFound: error(
+          'No such route or command (or, for the operator API, no open parked command).',
+          { ok: false, error: 'command not found' },
+          undefined,
+          404,
+        ),
         BodyTimeout: error('The body did not arrive within BODY_TIMEOUT.', { ok: false, error: 'request body timeout' }, undefined, 408),
         TooLarge: error(
           'The body is over BODY_LIMIT_BYTES (D11), or too large for the command log.',
@@ -648,6 +655,7 @@ const TAGS: Record<string, string> = {
   Registry: 'Locations, channels and the daily inventory copy (D14, D16).',
   Commands: 'Results of accepted commands (D6).',
   Keys: 'Per-shop API keys (D28): minted, listed and revoked with the platform credential.',
+  [OPERATOR_TAG]: OPERATOR_TAG_DESCRIPTION,
   Operations: 'Health, readiness and metrics; no credentials.',
   'API contracts': 'These documents, the documentation page and the JSON Schemas; no credentials.',
   Removed: 'Interfaces removed in v2 (D12).',

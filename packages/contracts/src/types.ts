@@ -11,6 +11,8 @@ export type { RegisterLocationsRequest, LocationInput } from './generated/http.a
 export type { RegisterChannelsRequest, ChannelInput } from './generated/http.admin-channels.request.ts';
 export type { DailySnapshotRequest } from './generated/http.admin-daily-snapshot.request.ts';
 export type { CreateApiKeyRequest } from './generated/http.admin-keys.request.ts';
+export type { RetryParkedRequest } from './generated/http.admin-parked-retry.request.ts';
+export type { SkipParkedRequest } from './generated/http.admin-parked-skip.request.ts';
 export type { InventorySnapshotRequest } from './generated/http.inventory-snapshot.request.ts';
 export type { InventorySnapshotLines, InventorySnapshotLine } from './generated/http.inventory-snapshot.lines.ts';
 export type { InventoryAvailableRequest } from './generated/http.inventory-available.request.ts';
@@ -34,6 +36,7 @@ export type { OrderLinesUpsertPayload } from './generated/commands.order-lines-u
 // Events (schemas/events).
 export type { AuditRecord } from './generated/events.audit-record.ts';
 export type { StockLevelEvent } from './generated/events.stock-level-event.ts';
+export type { OperatorAction as OperatorActionEvent } from './generated/events.operator-action.ts';
 
 /**
  * Exactly one of T's properties, present and defined: what a schema's `minProperties: 1,

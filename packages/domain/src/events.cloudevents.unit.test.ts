@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditBatch, auditEvent, CLOUDEVENTS_SOURCE, cloudEventHeaders } from './events.ts';
+import { auditBatch, auditEvent, CLOUDEVENTS_SOURCE, cloudEventHeaders, operatorActionEvent } from './events.ts';
 import { eventId } from './ids.ts';
 
 // D18: events follow the CloudEvents 1.0 Kafka binding in binary mode, so a standard SDK reads
@@ -46,5 +46,29 @@ describe('audit events (D5)', () => {
     expect(e.event_id).toBe(eventId(CMD, 'audit_record', 'log-1'));
     expect(e.headers['ce_id']).toBe(e.event_id);
     expect(e.event_id).not.toBe(auditEvent('product_update_logs', { ...log, log_id: 'log-2' }).event_id);
+  });
+});
+
+describe('operator action events (docs/operations.md#parked-commands)', () => {
+  const action = {
+    action_id: '0f8e1c2a-3b4d-4e5f-8a6b-7c8d9e0f1a2b',
+    action: 'skip' as const,
+    command_id: CMD,
+    shop: 'shop.example',
+    actor: 'cli:ops',
+    reason: 'a date PostgreSQL cannot store',
+    hold: false,
+    outcome: { applied: ['01a1fc98-0eb1-76d9-abf5-bac488b6b8e5'], failed: null, remaining: 0 },
+    occurred_at: '2026-11-23T00:00:00.000Z',
+  };
+
+  it('go on the audit channel keyed by shop, with an id derived from (command_id, operator_action, action_id)', () => {
+    const e = operatorActionEvent(action);
+    expect(e.event_id).toBe(eventId(CMD, 'operator_action', action.action_id));
+    expect(e).toMatchObject({ channel: 'audit', key: 'shop.example', command_id: CMD });
+    expect(e.log_table).toBeUndefined();
+    expect(e.headers).toEqual(cloudEventHeaders(e.event_id, 'com.retail-ingestion.operator_action.v1', action.occurred_at, CMD));
+    expect(e.payload).toEqual({ event_id: e.event_id, event_type: 'operator_action', schema_version: 1, ...action });
+    expect(operatorActionEvent({ ...action, action_id: '0f8e1c2a-3b4d-4e5f-8a6b-7c8d9e0f1a2c' }).event_id).not.toBe(e.event_id);
   });
 });

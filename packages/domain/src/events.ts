@@ -1,4 +1,4 @@
-import type { AuditRecord } from '@ingest/contracts/types';
+import type { AuditRecord, OperatorActionEvent } from '@ingest/contracts/types';
 import { eventId } from './ids.ts';
 
 /** Where an event goes; the projector maps a channel to its configured topic. */
@@ -38,6 +38,7 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<string, `events/${string}.json`
   'com.retail-ingestion.audit_record.v1': 'events/audit-record.json',
   'com.retail-ingestion.inventory.stock_zero.v1': 'events/stock-level-event.json',
   'com.retail-ingestion.inventory.stock_restored.v1': 'events/stock-level-event.json',
+  'com.retail-ingestion.operator_action.v1': 'events/operator-action.json',
 };
 
 /** The headers of a CloudEvent with its `ce_dataschema` under `schemaBaseUrl` (`<public base>/schemas`); other headers as they are. */
@@ -95,5 +96,25 @@ export function auditEvent(table: LogTable, log: AuditedLog & Record<string, unk
       record: log,
     } satisfies AuditRecord,
     command_id: log.command_id,
+  };
+}
+
+/** An operator's action as its audit event carries it (agent_runtime.operator_actions). */
+export type OperatorActionFacts = Omit<OperatorActionEvent, 'event_id' | 'event_type' | 'schema_version'>;
+
+/**
+ * An operator's retry or skip of a parked command, published on the audit channel like the update
+ * logs' records (D5), keyed by shop. Its id is derived from the action, so a re-sent outbox row
+ * is the same event.
+ */
+export function operatorActionEvent(a: OperatorActionFacts): OutboxEvent {
+  const id = eventId(a.command_id, 'operator_action', a.action_id);
+  return {
+    event_id: id,
+    channel: 'audit',
+    key: a.shop,
+    headers: cloudEventHeaders(id, 'com.retail-ingestion.operator_action.v1', a.occurred_at, a.command_id),
+    payload: { event_id: id, event_type: 'operator_action', schema_version: 1, ...a } satisfies OperatorActionEvent,
+    command_id: a.command_id,
   };
 }

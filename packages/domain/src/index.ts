@@ -8,9 +8,11 @@ export {
   cloudEventHeaders,
   CLOUDEVENTS_SOURCE,
   EVENT_DATA_SCHEMAS,
+  operatorActionEvent,
   withDataschema,
   type EventChannel,
   type LogTable,
+  type OperatorActionFacts,
   type OutboxEvent,
 } from './events.ts';
 export type { DailySnapshotCommand } from './commands.ts';

@@ -46,8 +46,8 @@ export async function applyCommand(tx: PoolClient, c: Command, at: CommandPositi
   return 'applied';
 }
 
-/** The command's events as outbox rows: each channel goes to its configured topic. */
-function outboxRows(events: OutboxEvent[], topics: TopicNames): outbox.OutboxInsert[] {
+/** Events as outbox rows: each channel goes to its configured topic. */
+export function outboxRows(events: OutboxEvent[], topics: TopicNames): outbox.OutboxInsert[] {
   const topicOf = { audit: topics.audit, stock_zero: topics.stockZero, stock_restored: topics.stockRestored };
   return events.map((e) => ({
     event_id: e.event_id,

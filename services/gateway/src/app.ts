@@ -2,7 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { KeyService } from '@ingest/access';
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { Pool } from '@ingest/db';
-import { DEFAULT_TOPICS, topicPlan, type CommandLog, type LogPositions } from '@ingest/kafka';
+import { DEFAULT_TOPICS, topicPlan, type CommandLog, type LogPositions, type TopicNames } from '@ingest/kafka';
 import { publicBaseUrl, type Logger, type Registry } from '@ingest/runtime';
 import type { GatewayConfig } from './config.ts';
 import { errorHandler, notFound, SAFE_HEADERS } from './errors/catalog.ts';
@@ -18,6 +18,7 @@ import { docsRoutes, type DocsDeps } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { operatorRoutes } from './routes/operator.ts';
 import { inventoryRoutes } from './routes/inventory.ts';
 import { orderLineRoutes } from './routes/orderLines.ts';
 import { productRoutes } from './routes/products.ts';
@@ -51,6 +52,8 @@ export interface GatewayDeps {
   metricsOnApiPort?: boolean;
   /** What the API contracts (docs/api.md "API contracts") name: the public base URL and the topics; defaults: the default settings. */
   docs?: DocsDeps;
+  /** The topic names: where the operator API's retries write outbox rows and its actions' audit events (default: the default settings). */
+  topics?: TopicNames;
 }
 
 /** The contracts of a gateway on the default settings (tests, and any wiring that passes none). */
@@ -161,6 +164,16 @@ export function buildApp(deps: GatewayDeps): Express {
   app.use(inventoryRoutes({ ...ingest, businessTimezone: config.businessTimezone }));
   app.use(adminRoutes({ ...ingest, businessTimezone: config.businessTimezone }));
   app.use(orderLineRoutes(ingest));
+  app.use(
+    operatorRoutes({
+      pool: deps.pool,
+      schemas: deps.schemas,
+      topics: deps.topics ?? DEFAULT_TOPICS,
+      access,
+      bodyTimeoutMs: config.bodyTimeoutMs,
+      now: submit.now,
+    }),
+  );
 
   app.use((req, _res, next) => next(notFound(`no route for ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.log));

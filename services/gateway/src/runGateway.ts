@@ -166,6 +166,7 @@ export async function runGateway(
       topics: { commands: commandsTopic, audit: auditTopic, stockZero: stockZeroTopic, stockRestored: stockRestoredTopic },
     },
     positions,
+    topics: common.topics,
     metricsOnApiPort: config.metricsPort === undefined,
     // Ready (docs/operations.md "Observability"): PostgreSQL answers, the LISTEN connection for
     // replies is up, and the broker answered one of the last three polls of the lag monitor

@@ -1,5 +1,6 @@
 // The operator's tools as a library (the CLIs in cli/ are their command lines): rebuilding the read
-// model from the command log (D26), comparing two read models, and resolving parked commands.
+// model from the command log (D26), comparing two read models, and the parked-commands tool (its
+// retry and skip are @ingest/projection's, shared with the gateway's operator API).
 export {
   replayCommandLog,
   startReplay,
@@ -14,7 +15,6 @@ export {
 export { compareReadModels, READ_MODEL_TABLES, type TableComparison } from './replay/compareReadModels.ts';
 export { rebuildInPlace, type RebuildOptions, type RebuildResult } from './replay/rebuildInPlace.ts';
 export { REBUILT_TABLES, SHADOW_SCHEMA } from './replay/shadowSchema.ts';
-export { listParked, retryParked, skipParked, type ParkedRow, type RetryResult } from './parked.ts';
 export { keysTool, KEYS_VERBS } from './tools/keysTool.ts';
 export { migrateTool } from './tools/migrateTool.ts';
 export { parkedTool, PARKED_VERBS } from './tools/parkedTool.ts';

@@ -1,6 +1,6 @@
 import type { Queryable } from '../pool.ts';
 import { pruneTarget } from './prune.ts';
-import type { LedgerTable, ReceivedCommand } from './types.ts';
+import { PAGE_TIME, type LedgerTable, type ReceivedCommand, type TimePageKey } from './types.ts';
 
 /**
  * agent_runtime.command_requests: a command the gateway accepted, recorded before it is appended,
@@ -28,6 +28,42 @@ export async function find(q: Queryable, commandId: string): Promise<{ shop: str
     [commandId],
   );
   return rows[0] ?? null;
+}
+
+export interface PendingRow {
+  command_id: string;
+  shop: string;
+  kind: string;
+  /** received_at (TimePageKey text). */
+  at: string;
+}
+
+/**
+ * One page of accepted commands with no stored answer that are not parked either (GET
+ * /api/commands/{id} would answer `pending`), newest first, after `after`: keyset on the
+ * received_at index, never OFFSET.
+ */
+export async function pendingPage(
+  q: Queryable,
+  opts: { shop: string | null; after: TimePageKey | null; limit: number },
+): Promise<PendingRow[]> {
+  const params: unknown[] = [opts.limit];
+  const where = [
+    'NOT EXISTS (SELECT 1 FROM agent_runtime.command_results r WHERE r.command_id = q.command_id)',
+    'NOT EXISTS (SELECT 1 FROM agent_runtime.parked_commands p WHERE p.command_id = q.command_id AND p.resolved_at IS NULL)',
+  ];
+  if (opts.shop !== null) where.push(`q.shop = $${params.push(opts.shop)}`);
+  if (opts.after) {
+    const [at, id] = [params.push(opts.after.at), params.push(opts.after.command_id)];
+    where.push(`(q.received_at, q.command_id) < ($${at}::timestamptz, $${id}::uuid)`);
+  }
+  const { rows } = await q.query<PendingRow>(
+    `SELECT q.command_id, q.shop, q.kind, ${PAGE_TIME('q.received_at')} AS at
+       FROM agent_runtime.command_requests q WHERE ${where.join(' AND ')}
+      ORDER BY q.received_at DESC, q.command_id DESC LIMIT $1`,
+    params,
+  );
+  return rows;
 }
 
 /** Requests older than the result window; their command times widen the pruned span (410 `expired`). */

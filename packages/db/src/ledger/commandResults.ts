@@ -1,6 +1,6 @@
 import type { Queryable } from '../pool.ts';
 import { pruneTarget } from './prune.ts';
-import type { CommandRef, LedgerTable, StoredAnswer } from './types.ts';
+import { PAGE_TIME, type CommandRef, type LedgerTable, type StoredAnswer, type TimePageKey } from './types.ts';
 
 /** agent_runtime.command_results: each command's stored answer (D6), kept for the result window. */
 export const TABLE: LedgerTable = { schema: 'agent_runtime', name: 'command_results', key: ['command_id'] };
@@ -66,6 +66,54 @@ export async function answers(q: Queryable, ids: string[]): Promise<AnswerRow[]>
       WHERE p.command_id = ANY($1::uuid[]) AND p.resolved_at IS NULL
         AND NOT EXISTS (SELECT 1 FROM agent_runtime.command_results r WHERE r.command_id = p.command_id)`,
     [ids],
+  );
+  return rows;
+}
+
+/** A stored answer with an error status, and where its command was read from the log when that is still known. */
+export interface FailedRow {
+  command_id: string;
+  shop: string;
+  kind: string;
+  status_code: number;
+  error: string | null;
+  error_kind: string | null;
+  /** The result's time (TimePageKey text). */
+  at: string;
+  kafka_topic: string | null;
+  kafka_partition: number | null;
+  kafka_offset: number | null;
+}
+
+/**
+ * One page of stored answers with status >= 400, newest first, after `after` (keyset on the
+ * partial index command_results_failed_idx, never OFFSET). The position comes from the claim
+ * (kept for MARKER_RETENTION) or the parked row of a skipped command; a command never appended
+ * (503) has none.
+ */
+export async function failedPage(
+  q: Queryable,
+  opts: { shop: string | null; after: TimePageKey | null; limit: number },
+): Promise<FailedRow[]> {
+  const params: unknown[] = [opts.limit];
+  const where = ['r.status_code >= 400'];
+  if (opts.shop !== null) where.push(`r.shop = $${params.push(opts.shop)}`);
+  if (opts.after) {
+    const [at, id] = [params.push(opts.after.at), params.push(opts.after.command_id)];
+    where.push(`(r.created_at, r.command_id) < ($${at}::timestamptz, $${id}::uuid)`);
+  }
+  const { rows } = await q.query<FailedRow>(
+    `SELECT r.command_id, r.shop, r.kind, r.status_code, r.body->>'error' AS error, r.body->>'error_kind' AS error_kind,
+            ${PAGE_TIME('r.created_at')} AS at,
+            COALESCE(c.kafka_topic, p.kafka_topic) AS kafka_topic,
+            COALESCE(c.kafka_partition, p.kafka_partition) AS kafka_partition,
+            COALESCE(c.kafka_offset, p.kafka_offset) AS kafka_offset
+       FROM agent_runtime.command_results r
+       LEFT JOIN agent_runtime.processed_commands c ON c.command_id = r.command_id
+       LEFT JOIN agent_runtime.parked_commands p ON p.command_id = r.command_id
+      WHERE ${where.join(' AND ')}
+      ORDER BY r.created_at DESC, r.command_id DESC LIMIT $1`,
+    params,
   );
   return rows;
 }

@@ -13,6 +13,7 @@ export * as commandRequests from './commandRequests.ts';
 export * as commandResults from './commandResults.ts';
 export * as dailySnapshotRuns from './dailySnapshotRuns.ts';
 export * as idempotencyKeys from './idempotencyKeys.ts';
+export * as operatorActions from './operatorActions.ts';
 export * as outbox from './outbox.ts';
 export * as parkedCommands from './parkedCommands.ts';
 export * as processedCommands from './processedCommands.ts';
@@ -22,4 +23,12 @@ export * as relayLease from './relayLease.ts';
 export * as requestKeys from './requestKeys.ts';
 export { lockShop } from './shopLock.ts';
 export type { PruneTarget } from './prune.ts';
-export { qualified, type CommandPosition, type CommandRef, type LedgerTable, type ReceivedCommand, type StoredAnswer } from './types.ts';
+export {
+  qualified,
+  type CommandPosition,
+  type CommandRef,
+  type LedgerTable,
+  type ReceivedCommand,
+  type StoredAnswer,
+  type TimePageKey,
+} from './types.ts';

@@ -41,6 +41,24 @@ export async function storeOutcome(q: Queryable, c: CommandRef, reply: StoredAns
   );
 }
 
+/**
+ * Outbox rows that go with no stored reply (an operator's action, docs/operations.md#parked-commands):
+ * written in the transaction of what they announce; an event already there is kept.
+ */
+export async function storeEvents(q: Queryable, rows: OutboxInsert[]): Promise<void> {
+  if (rows.length === 0) return;
+  await q.query(
+    `WITH ins AS (
+       INSERT INTO agent_runtime.outbox (event_id, topic, message_key, headers, payload, command_id, log_table)
+       SELECT event_id, topic, message_key, headers, payload, command_id, log_table
+         FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, topic text, message_key text, headers jsonb,
+              payload jsonb, command_id uuid, log_table text)
+       ON CONFLICT (event_id) DO NOTHING RETURNING 1)
+     SELECT pg_notify('outbox', '') WHERE EXISTS (SELECT 1 FROM ins)`,
+    [JSON.stringify(rows)],
+  );
+}
+
 /** A row waiting to be published. */
 export interface PendingRow {
   id: number;

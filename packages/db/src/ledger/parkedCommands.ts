@@ -65,6 +65,41 @@ export async function listOpen(q: Queryable): Promise<ParkedRow[]> {
   return rows;
 }
 
+/** Where a keyset page of open parked commands resumes: the last row's shop and log position. */
+export interface ParkedPageKey {
+  shop: string;
+  kafka_topic: string;
+  kafka_partition: number;
+  kafka_offset: number;
+}
+
+export interface ParkedPageRow extends ParkedRow, ParkedPageKey {}
+
+/**
+ * One page of open parked commands in listOpen's order (by shop, then log position: the order
+ * they will be applied in), after `after`; keyset on the open index, never OFFSET.
+ */
+export async function openPage(
+  q: Queryable,
+  opts: { shop: string | null; after: ParkedPageKey | null; limit: number },
+): Promise<ParkedPageRow[]> {
+  const params: unknown[] = [opts.limit];
+  const where = ['resolved_at IS NULL'];
+  if (opts.shop !== null) where.push(`shop = $${params.push(opts.shop)}`);
+  if (opts.after) {
+    const a = opts.after;
+    const [s, t, p, o] = [params.push(a.shop), params.push(a.kafka_topic), params.push(a.kafka_partition), params.push(a.kafka_offset)];
+    where.push(`(shop, kafka_topic, kafka_partition, kafka_offset) > ($${s}::text, $${t}::text, $${p}::int, $${o}::bigint)`);
+  }
+  const { rows } = await q.query<ParkedPageRow>(
+    `SELECT command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, error, attempts, behind, parked_at
+       FROM agent_runtime.parked_commands WHERE ${where.join(' AND ')}
+      ORDER BY shop, kafka_topic, kafka_partition, kafka_offset LIMIT $1`,
+    params,
+  );
+  return rows;
+}
+
 /** The shop of an open parked command; null when there is no such open command. */
 export async function shopOfOpen(q: Queryable, commandId: string): Promise<string | null> {
   const { rows } = await q.query<{ shop: string }>(

@@ -31,3 +31,15 @@ export interface StoredAnswer {
   status: number;
   body: unknown;
 }
+
+/**
+ * Where a newest-first keyset page resumes: the last row's time, as PostgreSQL's microseconds in
+ * UTC text (a JavaScript Date would round them off and skip or repeat rows), and its command id.
+ */
+export interface TimePageKey {
+  at: string;
+  command_id: string;
+}
+
+/** A timestamptz column as TimePageKey's `at` text. */
+export const PAGE_TIME = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;

@@ -44,8 +44,8 @@ interface Endpoint {
   scope: Scope | null;
   /** A valid body for a shop (undefined: no body). */
   body?: (shop: string) => unknown;
-  /** Where the shop is named: the body, the x-shop header (bulk upsert), or the command looked up. */
-  shopIn: 'body' | 'x-shop' | 'command' | 'none';
+  /** Where the shop is named: the body, the x-shop header (bulk upsert), the command looked up, `?shop=`, or the parked command acted on. */
+  shopIn: 'body' | 'x-shop' | 'command' | 'query' | 'parked' | 'none';
   /** The platform's shared-secret headers for it. */
   platform: Record<string, string>;
 }
@@ -146,6 +146,17 @@ const ENDPOINTS: Endpoint[] = [
   },
   { method: 'GET', path: '/api/admin/keys', scope: null, shopIn: 'none', platform: ingest },
   { method: 'DELETE', path: '/api/admin/keys/key_00000000000000ff', scope: null, shopIn: 'none', platform: ingest },
+  // The operator API: the platform for every shop, a key with `admin` for its own.
+  { method: 'GET', path: '/api/admin/commands?status=parked', scope: 'admin', shopIn: 'query', platform: ingest },
+  {
+    method: 'POST',
+    path: `/api/admin/parked/${OWN_COMMAND}/skip`,
+    scope: 'admin',
+    body: () => ({ reason: 'matrix' }),
+    shopIn: 'parked',
+    platform: ingest,
+  },
+  { method: 'POST', path: `/api/admin/parked/${OWN_COMMAND}/retry`, scope: 'admin', body: () => ({}), shopIn: 'parked', platform: ingest },
 ];
 
 /** PostgreSQL as GET /api/commands/{id} reads it: two pending commands, one per shop, and nothing else. */
@@ -153,6 +164,7 @@ const pool = {
   query: async (sql: string, params: unknown[] = []) => {
     const shop = params[0] === OWN_COMMAND ? SHOP : params[0] === OTHER_COMMAND ? OTHER : null;
     if (sql.includes('FROM agent_runtime.command_requests') && shop) return { rows: [{ shop, received_at: new Date() }], rowCount: 1 };
+    if (sql.startsWith('SELECT shop FROM agent_runtime.parked_commands') && shop) return { rows: [{ shop }], rowCount: 1 };
     return { rows: [], rowCount: 0 };
   },
 } as unknown as Pool;
@@ -186,7 +198,12 @@ afterAll(async () => {
 const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
 
 async function send(e: Endpoint, headers: Record<string, string>, shop = SHOP): Promise<HttpAnswer> {
-  const path = e.shopIn === 'command' && shop === OTHER ? e.path.replace(OWN_COMMAND, OTHER_COMMAND) : e.path;
+  const path =
+    (e.shopIn === 'command' || e.shopIn === 'parked') && shop === OTHER
+      ? e.path.replace(OWN_COMMAND, OTHER_COMMAND)
+      : e.shopIn === 'query' && shop === OTHER
+        ? `${e.path}&shop=${OTHER}`
+        : e.path;
   const h = { ...headers, ...(e.shopIn === 'x-shop' && shop !== SHOP ? { 'x-shop': shop } : {}) };
   return fetchAnswer(`${g.url}${path}`, {
     method: e.method,
@@ -203,7 +220,9 @@ describe.each(ENDPOINTS)('$method $path with a per-shop key (D28)', (e) => {
     expect(r.text).not.toContain('isk_');
   };
 
-  it.each(CASES)('%s', async (c) => {
+  // A key acting on its own shop's parked command goes all the way to the resolution: that is
+  // tests/integration/operator-api.int.test.ts's, on the real tables.
+  it.each(e.shopIn === 'parked' ? CASES.filter((c) => c !== 'own shop') : CASES)('%s', async (c) => {
     const before = g.appended.length;
     const unauthorized = (r: HttpAnswer) => {
       expect(r.status).toBe(401);
@@ -231,7 +250,7 @@ describe.each(ENDPOINTS)('$method $path with a per-shop key (D28)', (e) => {
     if (c === 'wrong scope') {
       const { key } = await keys.create({
         shop: SHOP,
-        scopes: (['products:write', 'inventory:write', 'orders:write', 'registry:write', 'commands:read'] as Scope[]).filter(
+        scopes: (['products:write', 'inventory:write', 'orders:write', 'registry:write', 'commands:read', 'admin'] as Scope[]).filter(
           (s) => s !== e.scope,
         ),
       });
@@ -243,10 +262,10 @@ describe.each(ENDPOINTS)('$method $path with a per-shop key (D28)', (e) => {
     }
     if (c === 'other shop') {
       const r = await send(e, bearer(k['own']!), OTHER);
-      if (e.shopIn === 'command') {
+      if (e.shopIn === 'command' || e.shopIn === 'parked') {
         // Another shop's command is not revealed: the same 404 as an id that does not exist.
         expect(r.status).toBe(404);
-        expect(r.json).toEqual({ ok: false, error: 'command not found' });
+        expect(r.json).toEqual({ ok: false, error: e.shopIn === 'parked' ? 'parked command not found' : 'command not found' });
       } else {
         expect(r.status).toBe(403);
         expect(r.json).toEqual({ ok: false, error: 'forbidden for this shop' });
@@ -257,6 +276,12 @@ describe.each(ENDPOINTS)('$method $path with a per-shop key (D28)', (e) => {
     // Own shop: accepted, as with the platform secret.
     const r = await send(e, bearer(k['own']!));
     const platform = await send(e, e.platform);
+    if (e.shopIn === 'query') {
+      // The key's list is its own shop's, as if `?shop=` named it.
+      expect(r.status, r.text).toBe(200);
+      expect(r.json).toMatchObject({ ok: true, shop: SHOP, commands: [] });
+      return expect(platform.json).toMatchObject({ ok: true, shop: null });
+    }
     expect(r.status, r.text).toBe(202);
     expect(platform.status).toBe(202);
     if (e.shopIn === 'command') return expect(r.json).toMatchObject({ status: 'pending', command_id: OWN_COMMAND });
@@ -322,7 +347,8 @@ describe('PLATFORM_SECRETS_FOR_RETAILERS=off (D28)', () => {
         headers: { 'content-type': 'application/json', ...e.platform },
         ...(e.body ? { body: JSON.stringify(e.body(SHOP)) } : {}),
       });
-      if (e.scope === null) expect(r.status, e.path).not.toBe(401);
+      // The platform's own endpoints: the daily snapshot, the keys and the operator API.
+      if (e.scope === null || e.scope === 'admin') expect(r.status, e.path).not.toBe(401);
       else {
         expect(r.status, e.path).toBe(401);
         expect(r.headers.get('www-authenticate')).toBe('Bearer');

@@ -1,4 +1,4 @@
-// `parked list | retry <command_id> | skip <command_id>`: resolve parked commands.
+// `parked list | retry <command_id> [--reason ..] | skip <command_id> --reason .. [--hold]`: resolve parked commands.
 import { KAFKA_SETTINGS_CHECKS } from '@ingest/kafka';
 import { settingsAtStart } from '@ingest/runtime';
 import { PARKED_VERBS, parkedTool } from '../tools/parkedTool.ts';
