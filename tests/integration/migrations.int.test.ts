@@ -19,6 +19,7 @@ beforeAll(async () => {
     '1764100000000_request-idempotency-keys',
     '1764200000000_set-based-projection',
     '1764300000000_read-side',
+    '1764500000000_actor',
   ]);
   client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -135,6 +136,29 @@ describe('migrations', () => {
       ]),
     );
     expect(await cols('products')).toEqual(expect.arrayContaining(['shop', 'barcode', 'product_name', 'current_price', 'is_active']));
+  });
+
+  it('D28: every update log and its agent_read view carry the actor, platform by default, last in the view', async () => {
+    const { rows } = await client.query<{ t: string; nullable: string; dflt: string | null; last: boolean }>(
+      `SELECT c.table_schema || '.' || c.table_name AS t, c.is_nullable AS nullable, c.column_default AS dflt,
+              c.ordinal_position = (SELECT max(o.ordinal_position) FROM information_schema.columns o
+                                     WHERE o.table_schema = c.table_schema AND o.table_name = c.table_name) AS last
+         FROM information_schema.columns c WHERE c.column_name = 'actor' ORDER BY 1`,
+    );
+    expect(rows).toEqual(
+      [
+        'agent_read.inventory_update_logs',
+        'agent_read.order_line_master_update_logs',
+        'agent_read.product_update_logs',
+        'public.order_line_master_update_logs',
+        'public.product_update_logs',
+        'sot.inventory_update_logs',
+      ].map((t) =>
+        t.startsWith('agent_read.')
+          ? { t, nullable: 'YES', dflt: null, last: true }
+          : { t, nullable: 'NO', dflt: "'platform'::text", last: true },
+      ),
+    );
   });
 
   it('D25: agent_reader may SELECT the agent_read views and nothing else', async () => {
