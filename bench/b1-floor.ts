@@ -51,7 +51,7 @@ ${SNAPSHOT_CTES}, stock_events AS (
     SELECT e.ord, e.event_id, CASE WHEN e.kind = 'stock_zero' THEN $18::text ELSE $19::text END,
            jsonb_build_object('ce_specversion', '1.0', 'ce_id', e.event_id, 'ce_type', 'com.retail-ingestion.inventory.' || e.kind || '.v1',
                               'ce_source', '${CE_SOURCE}', 'ce_time', $21::text, 'ce_subject', e.product_id::text || '/' || $2::text,
-                              'content-type', 'application/json'),
+                              'ce_actor', $15::text, 'content-type', 'application/json'),
            jsonb_build_object('event_id', e.event_id, 'event_type', e.kind, 'schema_version', 1, 'shop', $1::text, 'product_id', e.product_id,
                               'barcode', e.barcode, 'location_id', $2::uuid, 'previous_available_qty', e.b2,
                               'available_qty', e.q2, 'on_hand_qty', e.q1, 'change_type', 'snapshot', 'source_system', $6::text,

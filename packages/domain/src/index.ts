@@ -9,6 +9,7 @@ export {
   CLOUDEVENTS_SOURCE,
   EVENT_DATA_SCHEMAS,
   withDataschema,
+  type AuditedLog,
   type EventChannel,
   type LogTable,
   type OutboxEvent,

@@ -333,6 +333,7 @@ describe('GET /asyncapi.json', () => {
         expect.arrayContaining(['ce_specversion', 'ce_id', 'ce_type', 'ce_source', 'ce_time', 'ce_dataschema']),
       );
       expect(m.headers.properties.ce_source.const).toBe(CLOUDEVENTS_SOURCE);
+      expect(m.headers.properties.ce_actor.pattern).toBe('^(platform|key_[0-9a-f]{16})$');
       const type = m.headers.properties.ce_type.const as string;
       types.add(type);
       expect(m.headers.properties.ce_dataschema.const).toBe(`${BASE}/schemas/${EVENT_DATA_SCHEMAS[type]}`);
