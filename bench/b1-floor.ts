@@ -26,8 +26,8 @@ const uuidv5From = (h: string) =>
 /**
  * The projector's own set-based statement (SNAPSHOT_CTES: levels, logs, daily rows), extended with
  * what the projector does in further statements and in JavaScript: the stock-event ids and payloads,
- * the outbox rows and the stored reply. Parameters: SNAPSHOT_SQL's $1..$14, then $15 kind,
- * $16..$18 audit / stock-zero / stock-restored topics, $19 the audit batch's event id, $20
+ * the outbox rows and the stored reply. Parameters: SNAPSHOT_SQL's $1..$15, then $16 kind,
+ * $17..$19 audit / stock-zero / stock-restored topics, $20 the audit batch's event id, $21
  * inventory_as_of as sent (text, for event payloads).
  */
 export const FLOOR_SQL = `/* floor */
@@ -43,19 +43,19 @@ ${SNAPSHOT_CTES}, stock_events AS (
 ), outbox_insert AS (
   INSERT INTO agent_runtime.outbox (event_id, topic, message_key, headers, payload, command_id, log_table)
   SELECT event_id, topic, $1, headers, payload, $3::uuid, log_table FROM (
-    SELECT 0 AS o, $19::uuid AS event_id, $16::text AS topic, '{}'::jsonb AS headers,
+    SELECT 0 AS o, $20::uuid AS event_id, $17::text AS topic, '{}'::jsonb AS headers,
            jsonb_build_object('event_type', 'audit_batch', 'log_table', 'inventory_update_logs', 'command_id', $3::text) AS payload,
            'inventory_update_logs'::text AS log_table
      WHERE EXISTS (SELECT 1 FROM decided WHERE changed)
     UNION ALL
-    SELECT e.ord, e.event_id, CASE WHEN e.kind = 'stock_zero' THEN $17::text ELSE $18::text END,
+    SELECT e.ord, e.event_id, CASE WHEN e.kind = 'stock_zero' THEN $18::text ELSE $19::text END,
            jsonb_build_object('ce_specversion', '1.0', 'ce_id', e.event_id, 'ce_type', 'com.retail-ingestion.inventory.' || e.kind || '.v1',
-                              'ce_source', '${CE_SOURCE}', 'ce_time', $20::text, 'ce_subject', e.product_id::text || '/' || $2::text,
-                              'content-type', 'application/json'),
+                              'ce_source', '${CE_SOURCE}', 'ce_time', $21::text, 'ce_subject', e.product_id::text || '/' || $2::text,
+                              'ce_actor', $15::text, 'content-type', 'application/json'),
            jsonb_build_object('event_id', e.event_id, 'event_type', e.kind, 'schema_version', 1, 'shop', $1::text, 'product_id', e.product_id,
                               'barcode', e.barcode, 'location_id', $2::uuid, 'previous_available_qty', e.b2,
                               'available_qty', e.q2, 'on_hand_qty', e.q1, 'change_type', 'snapshot', 'source_system', $6::text,
-                              'occurred_at', $20::text, 'command_id', $3::text, 'seq', e.seq_after),
+                              'occurred_at', $21::text, 'command_id', $3::text, 'seq', e.seq_after),
            NULL
       FROM stock_events e
   ) x ORDER BY o
@@ -74,7 +74,7 @@ ${SNAPSHOT_CTES}, stock_events AS (
 ), result AS (
   -- the reply as the projector stores it: JSON.stringify's text of decideSnapshot's body (a json column keeps it as sent)
   INSERT INTO agent_runtime.command_results (command_id, shop, kind, status_code, body)
-  SELECT $3::uuid, $1, $15, 200,
+  SELECT $3::uuid, $1, $16, 200,
          ('{"ok":true,"shop":' || to_json($1::text)::text || ',"location_id":"' || $2::text ||
           '","lines_processed":' || c.processed || ',"lines_upserted":' || c.upserted || ',"lines_unresolved":' || c.unresolved ||
           ',"logs_written":' || w.n || ',"lines_stale":' || c.stale || ',"unresolved":[' || c.unresolved_json ||

@@ -8,7 +8,7 @@
 import type { Server } from 'node:http';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createListener, createPool, startTableUpkeep, withTransaction } from '@ingest/db';
-import type { Command } from '@ingest/domain';
+import { PLATFORM_ACTOR, type Command } from '@ingest/domain';
 import { buildApp, DEFAULT_GATEWAY_CONFIG, runGateway, type ReplyWaiter } from '@ingest/gateway';
 import { createKafka, createMessageSink, readKafkaSecurity, type CommandLog } from '@ingest/kafka';
 import { runProjector, startRelay } from '@ingest/projector';
@@ -96,7 +96,8 @@ if (mode === 'pipeline') {
   // The direct-write design: the command is applied inside the request, exactly-once bookkeeping included (D4).
   const commandLog: CommandLog = {
     appendCommand: async (envelope) => {
-      const c = envelope as unknown as Command;
+      // Not decoded: the actor defaulted as the decoder defaults it (D28).
+      const c = { actor: PLATFORM_ACTOR, ...envelope } as unknown as Command;
       const at = { topic: 'peer', partition: 0, offset: String(offset++) };
       const reply = await withTransaction(writes, async (tx) => {
         if ((await applyCommand(tx, c, at, { sideEffects: { topics: common.topics } })) !== 'applied')

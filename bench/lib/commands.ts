@@ -1,7 +1,9 @@
 // Command envelopes exactly as the gateway builds them (services/gateway/src/commands/submit.ts and routes/*):
-// command_id UUIDv7, kind, shop, received_at, source.endpoint, the kind's meta fields, payload.
+// command_id UUIDv7, kind, shop, received_at, source.endpoint, actor (D28: platform, the shared secrets), the kind's
+// meta fields, payload.
 import {
   businessDate,
+  PLATFORM_ACTOR,
   type DailySnapshotCommand,
   type InventoryAvailableCommand,
   type InventoryLevelsCommand,
@@ -20,7 +22,7 @@ export const BUSINESS_TIMEZONE = 'Asia/Tokyo';
 
 function meta(endpoint: string) {
   const at = nextInstant();
-  return { command_id: uuidv7(at.getTime()), received_at: at.toISOString(), source: { endpoint } };
+  return { command_id: uuidv7(at.getTime()), received_at: at.toISOString(), source: { endpoint }, actor: PLATFORM_ACTOR };
 }
 
 /** A snapshot as the gateway builds it; `inventoryAsOf` (default: received_at) may be earlier, as a client may send it (D15b). */
@@ -54,6 +56,7 @@ export function dailySnapshotCommand(shop: string, snapshotDate: string): DailyS
     shop,
     received_at: at.toISOString(),
     source: { endpoint: 'scheduler' },
+    actor: PLATFORM_ACTOR,
     payload: { snapshot_date: snapshotDate },
   };
 }

@@ -60,6 +60,7 @@ describe('per-shop API keys on the real pipeline (D28)', () => {
     expect(stored.rows[0]!.row).not.toContain(key.slice(4));
 
     await post(`${p.url(0)}/api/admin/locations`, { shop, locations: [{ location_id: LOCATION, name: 'Store' }] }, ING);
+    await post(`${p.url(0)}/api/ingest/products`, { shop, products: [{ barcode: '4901234567894', product_name: 'Tea' }] }, ING);
     const written = await post(`${p.url(1)}/api/ingest/inventory-snapshot`, snapshot(shop, 5), { ...bearer(key), prefer: 'respond-async' });
     expect(written.status, written.text).toBe(202);
     const commandId = (written.json as { command_id: string }).command_id;
@@ -68,6 +69,9 @@ describe('per-shop API keys on the real pipeline (D28)', () => {
       return r.status === 200 ? r : null;
     });
     expect(applied.json).toMatchObject({ ok: true });
+    // Who wrote what (D28): the update log and its agent_read view name the key.
+    const logged = await p.db.query<{ actor: string }>('SELECT actor FROM agent_read.inventory_update_logs WHERE shop = $1', [shop]);
+    expect(logged.rows.map((r) => r.actor)).toEqual([key_id]);
 
     const other = await post(`${p.url(1)}/api/ingest/inventory-snapshot`, snapshot(newShop(), 5), bearer(key));
     expect(other.status).toBe(403);

@@ -138,6 +138,29 @@ describe('migrations', () => {
     expect(await cols('products')).toEqual(expect.arrayContaining(['shop', 'barcode', 'product_name', 'current_price', 'is_active']));
   });
 
+  it('D28: every update log and its agent_read view carry the actor, platform by default, last in the view', async () => {
+    const { rows } = await client.query<{ t: string; nullable: string; dflt: string | null; last: boolean }>(
+      `SELECT c.table_schema || '.' || c.table_name AS t, c.is_nullable AS nullable, c.column_default AS dflt,
+              c.ordinal_position = (SELECT max(o.ordinal_position) FROM information_schema.columns o
+                                     WHERE o.table_schema = c.table_schema AND o.table_name = c.table_name) AS last
+         FROM information_schema.columns c WHERE c.column_name = 'actor' AND c.table_name LIKE '%update_logs' ORDER BY 1`,
+    );
+    expect(rows).toEqual(
+      [
+        'agent_read.inventory_update_logs',
+        'agent_read.order_line_master_update_logs',
+        'agent_read.product_update_logs',
+        'public.order_line_master_update_logs',
+        'public.product_update_logs',
+        'sot.inventory_update_logs',
+      ].map((t) =>
+        t.startsWith('agent_read.')
+          ? { t, nullable: 'YES', dflt: null, last: true }
+          : { t, nullable: 'NO', dflt: "'platform'::text", last: true },
+      ),
+    );
+  });
+
   it('D25: agent_reader may SELECT the agent_read views and nothing else', async () => {
     for (const view of [
       'inventory_levels',

@@ -20,7 +20,12 @@ const audit: Array<{ key: string; headers: Record<string, string>; value: any }>
 
 beforeAll(async () => {
   p = await startPipeline({
-    env: { PROJECTOR_RETRY_BACKOFF: '10ms', DAILY_SNAPSHOT_CHECK_MS: '3600000', PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL },
+    env: {
+      PROJECTOR_RETRY_BACKOFF: '10ms',
+      DAILY_SNAPSHOT_CHECK_MS: '3600000',
+      PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL,
+      API_KEY_PEPPER: 'operator-api-pepper-0123456789abcdef0123456789',
+    },
   });
   const kafka = createKafka({ brokers: p.brokers, clientId: `test-${p.id}-operator` });
   sink = await createMessageSink(kafka);
@@ -101,6 +106,32 @@ async function auditEventOf(actionId: string): Promise<any> {
 }
 
 describe('operator API', () => {
+  it('with a per-shop key of the admin scope: its own shop only, acting as its key id (D28)', async () => {
+    const own = await haltedShop([['resumed']]);
+    const other = await haltedShop([['untouched']]);
+    const minted = await post(`${p.url()}/api/admin/keys`, { shop: own.shop, scopes: ['admin'] }, ING);
+    expect(minted.status).toBe(201);
+    const key = { authorization: `Bearer ${minted.json.key as string}` };
+
+    const listed = await get(`${p.url()}/api/admin/commands?status=parked`, key);
+    expect(listed.status).toBe(200);
+    expect(new Set(listed.json.commands.map((c: { shop: string }) => c.shop))).toEqual(new Set([own.shop]));
+    expect((await get(`${p.url()}/api/admin/commands?status=parked&shop=${other.shop}`, key)).status).toBe(403);
+    const foreign = await post(`${p.url()}/api/admin/parked/${other.poisonId}/skip`, { reason: 'not mine' }, key);
+    expect(foreign.status).toBe(404);
+    expect((await status(other.poisonId)).json).toMatchObject({ status: 'parked' });
+
+    const skipped = await post(`${p.url()}/api/admin/parked/${own.poisonId}/skip`, { reason: 'bad date' }, key);
+    expect(skipped.status).toBe(200);
+    expect(skipped.json).toMatchObject({ actor: minted.json.key_id, applied: own.behindIds, remaining: 0 });
+    const [recorded] = await operatorActions.ofCommand(p.db, own.poisonId);
+    expect(recorded).toMatchObject({ actor: minted.json.key_id, reason: 'bad date' });
+    const event = await auditEventOf(skipped.json.action_id as string);
+    expect(event.headers['ce_actor']).toBe(minted.json.key_id);
+    // The platform resolves the other shop as before.
+    expect((await act('skip', other.poisonId, { reason: 'cleanup' })).status).toBe(200);
+  });
+
   it('a skip at the head resumes the commands parked behind it, in log order, recorded with its actor and reason', async () => {
     const { shop, poisonId, behindIds } = await haltedShop([['first'], ['second']]);
     const reason = 'snapshot_date 0000-01-01 cannot be stored';

@@ -212,24 +212,31 @@ describe('status with position', () => {
   });
 });
 
+/** The audit topic read from its start by a new group: key, headers as strings, JSON value; stop() disconnects. */
+async function readAudit(tag: string) {
+  const consumer = createKafka({ brokers: p.brokers, clientId: `test-${p.id}-${tag}` }).consumer({
+    groupId: `test-${p.id}-${tag}-${randomUUID()}`,
+  });
+  await consumer.connect();
+  await consumer.subscribe({ topic: p.topics.audit, fromBeginning: true });
+  const seen: { key: string; headers: Record<string, string>; value: any }[] = [];
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      seen.push({
+        key: message.key!.toString(),
+        headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])),
+        value: JSON.parse(message.value!.toString()),
+      });
+    },
+  });
+  return { seen, stop: () => consumer.disconnect() };
+}
+
 describe('outbox relay (D5)', () => {
   it('publishes every product log as an audit event keyed by shop, with CloudEvents headers and a derived id', async () => {
     const shop = `audit-${randomUUID().slice(0, 6)}.example`;
     await ingest(shop, [{ barcode: 'AU', product_name: 'Audited' }]);
-    const kafka = createKafka({ brokers: p.brokers, clientId: `test-${p.id}-audit` });
-    const consumer = kafka.consumer({ groupId: `test-${p.id}-audit-${randomUUID()}` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: p.topics.audit, fromBeginning: true });
-    const seen: { key: string; headers: Record<string, string>; value: any }[] = [];
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        seen.push({
-          key: message.key!.toString(),
-          headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])),
-          value: JSON.parse(message.value!.toString()),
-        });
-      },
-    });
+    const { seen, stop } = await readAudit('audit');
     try {
       const mine = await waitFor(async () => seen.find((m) => m.key === shop), 20000, 'audit event');
       const { rows } = await p.db.query(`SELECT log_id, command_id FROM public.product_update_logs WHERE shop = $1`, [shop]);
@@ -245,6 +252,8 @@ describe('outbox relay (D5)', () => {
         ce_specversion: '1.0',
         ce_id: mine.value.event_id,
         ce_type: 'com.retail-ingestion.audit_record.v1',
+        // D28: the shared secret is the platform's
+        ce_actor: 'platform',
       });
       // Read with the CloudEvents SDK, its data valid against the schema its dataschema names, served by the gateway.
       const event = await expectServedCloudEvent(p.url(), mine);
@@ -258,7 +267,31 @@ describe('outbox relay (D5)', () => {
       expect(outbox.rows[0].published_at).not.toBeNull();
       expect(mine.value.record).toMatchObject({ log_id: rows[0].log_id, barcode: 'AU', change_type: 'created', log_seq: 0 });
     } finally {
-      await consumer.disconnect();
+      await stop();
+    }
+  });
+
+  it("D28: an audit event names its command's actor in the ce_actor extension, a valid CloudEvent", async () => {
+    const shop = `actor-${randomUUID().slice(0, 6)}.example`;
+    const key = 'key_0123456789abcdef';
+    await createCommandLog(sink, p.topics.commands).appendCommand({
+      command_id: uuidv7(),
+      kind: 'products.upsert',
+      shop,
+      received_at: new Date().toISOString(),
+      source: { endpoint: '/api/ingest/products' },
+      actor: key,
+      payload: { response: 'ingest', items: [{ product: { barcode: 'KEY', product_name: 'By key' } }] },
+    });
+    const { seen, stop } = await readAudit('actor');
+    try {
+      const mine = await waitFor(async () => seen.find((m) => m.key === shop), 20000, 'audit event');
+      expect(mine.headers['ce_actor']).toBe(key);
+      expect(mine.value.record).toMatchObject({ barcode: 'KEY', actor: key });
+      const event = await expectServedCloudEvent(p.url(), mine);
+      expect(event['actor']).toBe(key);
+    } finally {
+      await stop();
     }
   });
 });

@@ -86,6 +86,19 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
       ce_source: { const: opts.cloudEvents.source },
       ce_time: { type: 'string', format: 'date-time', description: 'The payload `occurred_at`.' },
       ce_subject: { type: 'string', description: subject },
+      ce_actor: type.endsWith('.operator_action.v1')
+        ? {
+            type: 'string',
+            pattern: '^(platform|key_[0-9a-f]{16}|cli:.+)$',
+            description:
+              'CloudEvents extension attribute `actor` (D28): who acted, the id of an API key with the `admin` scope, `platform` for the shared secret, or `cli:<user>` for the parked tool.',
+          }
+        : {
+            type: 'string',
+            pattern: '^(platform|key_[0-9a-f]{16})$',
+            description:
+              "CloudEvents extension attribute `actor` (D28): who sent the command behind the event, the id of the shop's API key or `platform` for the shared secrets (the command envelope `actor`). Absent only on events stored before D28.",
+          },
       ce_dataschema: {
         const: schemaUrl(opts.publicBaseUrl, dataSchemaOf(type)),
         description: 'The JSON Schema of the data, served by the gateway (PUBLIC_BASE_URL).',
@@ -121,7 +134,7 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
         '',
         'Events are CloudEvents 1.0 in binary mode (D18): attributes in `ce_*` headers, JSON data, `ce_dataschema` naming a schema the gateway serves under ' +
           `${opts.publicBaseUrl}/schemas/` +
-          '. Delivery is at least once with a stable `event_id` (= `ce_id`): consumers dedupe by it. Topic names are settings (COMMANDS_TOPIC, AUDIT_TOPIC, STOCK_ZERO_TOPIC, STOCK_RESTORED_TOPIC); the defaults are shown.',
+          ', and the extension `ce_actor` naming who sent the command behind the event (D28). Delivery is at least once with a stable `event_id` (= `ce_id`): consumers dedupe by it. Topic names are settings (COMMANDS_TOPIC, AUDIT_TOPIC, STOCK_ZERO_TOPIC, STOCK_RESTORED_TOPIC); the defaults are shown.',
       ].join('\n'),
       license: { name: 'Proprietary' },
     },

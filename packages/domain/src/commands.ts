@@ -4,7 +4,7 @@ import type { RegisterChannelsCommand, RegisterLocationsCommand } from './regist
 import type { OrderLinesUpsertCommand } from './orders/decideOrderLines.ts';
 import type { CommandMeta } from './commandMeta.ts';
 
-export type { CommandMeta, Reply } from './commandMeta.ts';
+export { PLATFORM_ACTOR, type CommandMeta, type Reply } from './commandMeta.ts';
 
 export interface ProductsUpsertCommand extends CommandMeta {
   kind: 'products.upsert';

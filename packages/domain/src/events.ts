@@ -25,6 +25,8 @@ export interface AuditedLog {
   change_type: string;
   command_id: string;
   created_at: string;
+  /** D28: the actor of the command that wrote the record, as stored with it. */
+  actor: string;
 }
 
 export const CLOUDEVENTS_SOURCE = '/retail-ingestion/projector';
@@ -47,7 +49,12 @@ export function withDataschema(headers: Record<string, string>, schemaBaseUrl: s
   return schema ? { ...headers, ce_dataschema: `${schemaBaseUrl}/${schema}` } : headers;
 }
 
-export function cloudEventHeaders(id: string, type: string, time: string, subject?: string): Record<string, string> {
+/**
+ * The CloudEvents attributes of an event as binary-mode headers. `actor` (D28: the key id or
+ * platform of the command behind the event) is an extension attribute, header `ce_actor`: a
+ * consumer learns who wrote a change without reading the command.
+ */
+export function cloudEventHeaders(id: string, type: string, time: string, actor: string, subject?: string): Record<string, string> {
   return {
     ce_specversion: '1.0',
     ce_id: id,
@@ -55,6 +62,7 @@ export function cloudEventHeaders(id: string, type: string, time: string, subjec
     ce_source: CLOUDEVENTS_SOURCE,
     ce_time: time,
     ...(subject ? { ce_subject: subject } : {}),
+    ce_actor: actor,
     'content-type': 'application/json',
   };
 }
@@ -82,7 +90,7 @@ export function auditEvent(table: LogTable, log: AuditedLog & Record<string, unk
     event_id: id,
     channel: 'audit',
     key: log.shop,
-    headers: cloudEventHeaders(id, 'com.retail-ingestion.audit_record.v1', log.created_at, table),
+    headers: cloudEventHeaders(id, 'com.retail-ingestion.audit_record.v1', log.created_at, log.actor, table),
     payload: {
       event_id: id,
       event_type: 'audit_record',
@@ -113,7 +121,7 @@ export function operatorActionEvent(a: OperatorActionFacts): OutboxEvent {
     event_id: id,
     channel: 'audit',
     key: a.shop,
-    headers: cloudEventHeaders(id, 'com.retail-ingestion.operator_action.v1', a.occurred_at, a.command_id),
+    headers: cloudEventHeaders(id, 'com.retail-ingestion.operator_action.v1', a.occurred_at, a.actor, a.command_id),
     payload: { event_id: id, event_type: 'operator_action', schema_version: 1, ...a } satisfies OperatorActionEvent,
     command_id: a.command_id,
   };

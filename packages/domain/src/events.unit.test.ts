@@ -9,6 +9,7 @@ describe('withDataschema', () => {
     change_type: 'created',
     command_id: '01a1fc98-0eb1-76d9-abf5-bac488b6b8e4',
     created_at: '2026-11-23T00:00:00.000Z',
+    actor: 'platform',
   };
 
   it('adds ce_dataschema for a known event type, under the schema base', () => {

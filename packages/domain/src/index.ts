@@ -1,4 +1,4 @@
-export type { Command, CommandKind, CommandMeta, ProductsUpsertCommand, Reply } from './commands.ts';
+export { PLATFORM_ACTOR, type Command, type CommandKind, type CommandMeta, type ProductsUpsertCommand, type Reply } from './commands.ts';
 export { productId, logId, eventId, isUuid } from './ids.ts';
 export { PRODUCT_FIELDS, productData, changeTypeOf, type Product, type ProductField, type ProductChangeType } from './products/product.ts';
 export { decideProductsUpsert, type ProductLog, type ProductsUpsertPlan, type ProductsState } from './products/decideProductsUpsert.ts';
@@ -10,6 +10,7 @@ export {
   EVENT_DATA_SCHEMAS,
   operatorActionEvent,
   withDataschema,
+  type AuditedLog,
   type EventChannel,
   type LogTable,
   type OperatorActionFacts,

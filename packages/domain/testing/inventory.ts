@@ -24,6 +24,7 @@ export function meta(over: Partial<InventoryMeta> = {}): InventoryMeta {
     shop: SHOP,
     received_at: T1,
     source: { endpoint: '/test' },
+    actor: 'platform',
     source_system: 'pos',
     inventory_as_of: T1,
     payload_hash: 'h1',

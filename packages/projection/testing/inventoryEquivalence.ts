@@ -173,6 +173,8 @@ function command(b: Body, n: number): InventoryCommand {
     shop: SHOP,
     received_at: new Date(ms).toISOString(),
     source: { endpoint: '/property' },
+    // D28: both actors, so that every log row's actor is compared; not drawn, so the sequences stay the same.
+    actor: n % 2 === 0 ? 'platform' : 'key_0123456789abcdef',
     source_system: 'pos',
     inventory_as_of: b.asOf,
     ...(b.key ? { idempotency_key: b.key, payload_hash: JSON.stringify(b.payload) } : {}),

@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Pool } from '@ingest/db';
-import { auditEvent, type LogTable } from '@ingest/domain';
+import { auditEvent, type AuditedLog, type LogTable } from '@ingest/domain';
 import type { OutgoingMessage } from '@ingest/kafka';
 
 const YIELD_EVERY = 250;
@@ -11,10 +11,8 @@ const LOG_TABLES: Record<LogTable, string> = {
   order_line_master_update_logs: 'public.order_line_master_update_logs',
 };
 
-/** A stored log row as the audit record carries it: timestamps as ISO strings, like the decider wrote them. */
-function asRecord(
-  row: Record<string, unknown>,
-): Record<string, unknown> & { log_id: string; shop: string; change_type: string; command_id: string; created_at: string } {
+/** A stored log row as the audit record carries it (its actor included, D28): timestamps as ISO strings, like the decider wrote them. */
+function asRecord(row: Record<string, unknown>): Record<string, unknown> & AuditedLog {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
   return out as ReturnType<typeof asRecord>;

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import { dailySnapshotRuns, type Pool } from '@ingest/db';
-import { businessDate, previousDate, type DailySnapshotCommand } from '@ingest/domain';
+import { businessDate, PLATFORM_ACTOR, previousDate, type DailySnapshotCommand } from '@ingest/domain';
 import type { CommandLog } from '@ingest/kafka';
 import type { Logger } from '@ingest/runtime';
 
@@ -35,6 +35,8 @@ export function startDailyScheduler(deps: {
         shop,
         received_at: now().toISOString(),
         source: { endpoint: 'scheduler' },
+        // D28: no shop's key asked for it; the daily job is the platform's.
+        actor: PLATFORM_ACTOR,
         payload: { snapshot_date: date },
       } satisfies DailySnapshotCommand);
     }

@@ -39,4 +39,8 @@ export interface CommandEnvelope {
    * sha256 of the request payload, for the D19 reuse warning
    */
   payload_hash?: string;
+  /**
+   * Who wrote the command (D28): the per-shop API key's id, or platform for the shared secrets and the daily scheduler. Optional: a command without it (appended before D28) is applied as platform.
+   */
+  actor?: string;
 }

@@ -25,7 +25,15 @@ export function stockEvent(c: InventoryMeta, kind: StockEventKind, changeType: I
     event_id: id,
     channel: kind,
     key: c.shop,
-    headers: cloudEventHeaders(id, `com.retail-ingestion.inventory.${kind}.v1`, c.inventory_as_of, `${e.product_id}/${e.location_id}`),
+    // The actor too (D28), as on the audit events: the write that moved the level is one shop's command,
+    // and a consumer of stock events (an alert, a reorder) may want to know which key caused it.
+    headers: cloudEventHeaders(
+      id,
+      `com.retail-ingestion.inventory.${kind}.v1`,
+      c.inventory_as_of,
+      c.actor,
+      `${e.product_id}/${e.location_id}`,
+    ),
     payload: {
       event_id: id,
       event_type: kind,

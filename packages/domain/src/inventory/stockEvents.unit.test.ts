@@ -27,6 +27,7 @@ describe('stockEvent (D18)', () => {
       ce_type: 'com.retail-ingestion.inventory.stock_zero.v1',
       ce_time: T1,
       ce_subject: `${PA}/${LOC}`,
+      ce_actor: 'platform',
     });
     expect(e.payload).toEqual({
       event_id: id,
@@ -45,6 +46,11 @@ describe('stockEvent (D18)', () => {
       command_id: c.command_id,
       seq: 7,
     });
+  });
+
+  it("D28: given a command of a shop's key, then its stock events name that key in ce_actor", () => {
+    const e = stockEvent(meta({ actor: 'key_0123456789abcdef' }), 'stock_restored', 'levels_set', { ...change, available_qty: 1 });
+    expect(e.headers['ce_actor']).toBe('key_0123456789abcdef');
   });
 
   it('given the same change as stock_restored, then another id and type on its own channel', () => {

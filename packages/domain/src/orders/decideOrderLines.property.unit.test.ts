@@ -54,6 +54,7 @@ const cmd = (id: string, at: string, rows: unknown[], dryRun = false): OrderLine
   shop: 's.example',
   received_at: at,
   source: { endpoint: '/api/order-line-master/bulk-upsert' },
+  actor: 'platform',
   payload: { rows, dry_run: dryRun, change_source: 'external_app', ingest_run_id: 'run', idempotency_key: 'k', changed_by_user_id: null },
 });
 

@@ -44,6 +44,7 @@ function command(rows: unknown[], over: Partial<OrderLinesUpsertCommand['payload
     shop: SHOP,
     received_at: T1,
     source: { endpoint: '/api/order-line-master/bulk-upsert' },
+    actor: 'platform',
     payload: {
       rows,
       dry_run: false,

@@ -24,6 +24,7 @@ const command = (rows: unknown[]): OrderLinesUpsertCommand => ({
   shop: SHOP,
   received_at: T1,
   source: { endpoint: '/api/order-line-master/bulk-upsert' },
+  actor: 'platform',
   payload: { rows, dry_run: false, change_source: 'external_app', ingest_run_id: null, idempotency_key: null, changed_by_user_id: null },
 });
 const decide = (rows: unknown[]) => decideOrderLines(state, command(rows), '1.0.0');

@@ -30,6 +30,7 @@ const cmd = (id: string, items: ProductsUpsertCommand['payload']['items']): Prod
   shop: 's.example',
   received_at: AT,
   source: { endpoint: '/api/ingest/products' },
+  actor: 'platform',
   payload: { response: 'bulk_upsert', items },
 });
 const withoutIds = (logs: ProductLog[]) => logs.map(({ log_id: _l, command_id: _c, log_seq: _s, ...rest }) => rest);

@@ -14,6 +14,7 @@ function command(items: ProductsUpsertCommand['payload']['items'], over: Partial
     shop: 'shop.example',
     received_at: T1,
     source: { endpoint: '/api/products/bulk-upsert' },
+    actor: 'platform',
     payload: { response: 'bulk_upsert', items },
     ...over,
   };

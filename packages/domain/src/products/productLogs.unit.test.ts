@@ -16,6 +16,7 @@ const command = (items: ProductsUpsertCommand['payload']['items']): ProductsUpse
   shop: SHOP,
   received_at: T1,
   source: { endpoint: '/api/products/bulk-upsert' },
+  actor: 'platform',
   payload: { response: 'bulk_upsert', items },
 });
 const stored = (over: Partial<Product> = {}): Product => ({

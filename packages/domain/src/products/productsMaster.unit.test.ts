@@ -17,6 +17,7 @@ function command(items: Items, endpoint: '/api/products/bulk-upsert' | '/api/ing
     shop: 'shop.example',
     received_at: at,
     source: { endpoint },
+    actor: 'platform',
     payload: { response: endpoint === '/api/ingest/products' ? 'ingest' : 'bulk_upsert', items },
   };
 }

@@ -15,7 +15,13 @@ const T0 = '2026-11-01T00:00:00.000Z';
 const T1 = '2026-11-02T00:00:00.000Z';
 const L1 = '01900000-0000-7000-8000-0000000000a1';
 const L2 = '01900000-0000-7000-8000-0000000000a2';
-const meta = { command_id: '01900000-0000-7000-8000-000000000001', shop: SHOP, received_at: T1, source: { endpoint: '/test' } };
+const meta = {
+  command_id: '01900000-0000-7000-8000-000000000001',
+  shop: SHOP,
+  received_at: T1,
+  source: { endpoint: '/test' },
+  actor: 'platform',
+};
 
 const locations = (ls: RegisterLocationsCommand['payload']['locations']): RegisterLocationsCommand => ({
   ...meta,

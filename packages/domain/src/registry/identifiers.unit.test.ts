@@ -12,6 +12,7 @@ const meta = {
   shop: SHOP,
   received_at: '2026-11-02T00:00:00.000Z',
   source: { endpoint: '/test' },
+  actor: 'platform',
 };
 
 describe('decideRegisterLocations: several identifiers for one location (D14)', () => {

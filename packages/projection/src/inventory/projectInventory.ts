@@ -89,7 +89,7 @@ export async function projectInventory(tx: PoolClient, c: InventoryCommand, path
   const { rewritten, stamped } = splitByContent(plan.levels, state.levels);
   await upsertLevels(tx, rewritten, c.command_id);
   await stampLevels(tx, c.shop, stamped, c.command_id);
-  await insertInventoryLogs(tx, plan.logs);
+  await insertInventoryLogs(tx, plan.logs, c.actor);
   await upsertDailyRows(tx, plan.daily);
   if (plan.recordKey) await idempotencyKeys.record(tx, c.shop, plan.recordKey, c.command_id, c.received_at);
   return {

@@ -96,20 +96,21 @@ export async function upsertOrderLines(tx: PoolClient, lines: OrderLine[], comma
   );
 }
 
-export async function insertOrderLineLogs(tx: PoolClient, logs: OrderLineLog[]): Promise<void> {
+/** One statement for all the command's log records; `actor` is the command's, the same for every record (D28). */
+export async function insertOrderLineLogs(tx: PoolClient, logs: OrderLineLog[], actor: string): Promise<void> {
   if (logs.length === 0) return;
   await tx.query(
     `INSERT INTO order_line_master_update_logs
        (log_id, shop, order_line_id, source_system, transaction_id, transaction_line_id, line_instance_no, change_type,
         before_data, after_data, changed_fields, change_source, ingest_run_id, idempotency_key, changed_by_user_id,
-        command_id, log_seq, created_at)
+        command_id, log_seq, created_at, actor)
      SELECT log_id, shop, order_line_id, source_system, transaction_id, transaction_line_id, line_instance_no, change_type,
             before_data, after_data, ARRAY(SELECT jsonb_array_elements_text(changed_fields)), change_source, ingest_run_id,
-            idempotency_key, changed_by_user_id, command_id, log_seq, created_at
+            idempotency_key, changed_by_user_id, command_id, log_seq, created_at, $2::text
        FROM jsonb_to_recordset($1::jsonb) AS x(log_id uuid, shop text, order_line_id uuid, source_system text,
             transaction_id text, transaction_line_id text, line_instance_no integer, change_type text, before_data jsonb,
             after_data jsonb, changed_fields jsonb, change_source text, ingest_run_id text, idempotency_key text,
             changed_by_user_id uuid, command_id uuid, log_seq integer, created_at timestamptz)`,
-    [JSON.stringify(logs)],
+    [JSON.stringify(logs), actor],
   );
 }

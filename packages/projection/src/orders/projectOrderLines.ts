@@ -13,6 +13,6 @@ export async function projectOrderLines(tx: PoolClient, c: OrderLinesUpsertComma
   const state = await loadOrderLinesState(tx, c.shop, c.payload.rows);
   const plan = decideOrderLines(state, c, ADAPTER_VERSION);
   await upsertOrderLines(tx, plan.upserts, c.command_id);
-  await insertOrderLineLogs(tx, plan.logs);
+  await insertOrderLineLogs(tx, plan.logs, c.actor);
   return { reply: plan.reply, events: plan.logs.length ? [auditBatch('order_line_master_update_logs', c.command_id, c.shop)] : [] };
 }

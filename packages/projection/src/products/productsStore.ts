@@ -36,17 +36,18 @@ export async function upsertProducts(tx: PoolClient, products: Product[], comman
   );
 }
 
-export async function insertProductLogs(tx: PoolClient, logs: ProductLog[]): Promise<void> {
+/** One statement for all the command's log records; `actor` is the command's, the same for every record (D28). */
+export async function insertProductLogs(tx: PoolClient, logs: ProductLog[], actor: string): Promise<void> {
   if (logs.length === 0) return;
   await tx.query(
     `INSERT INTO product_update_logs
        (log_id, shop, product_id, barcode, change_type, before_data, after_data, changed_fields, change_source,
-        command_id, log_seq, created_at)
+        command_id, log_seq, created_at, actor)
      SELECT log_id, shop, product_id, barcode, change_type, before_data, after_data,
-            ARRAY(SELECT jsonb_array_elements_text(changed_fields)), change_source, command_id, log_seq, created_at
+            ARRAY(SELECT jsonb_array_elements_text(changed_fields)), change_source, command_id, log_seq, created_at, $2::text
        FROM jsonb_to_recordset($1::jsonb) AS x(log_id uuid, shop text, product_id uuid, barcode text,
             change_type text, before_data jsonb, after_data jsonb, changed_fields jsonb, change_source text,
             command_id uuid, log_seq integer, created_at timestamptz)`,
-    [JSON.stringify(logs)],
+    [JSON.stringify(logs), actor],
   );
 }

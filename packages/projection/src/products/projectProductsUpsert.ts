@@ -11,7 +11,7 @@ export async function projectProductsUpsert(
   const state = await loadProducts(tx, command.shop, barcodes);
   const plan = decideProductsUpsert(state, command);
   await upsertProducts(tx, plan.upserts, command.command_id);
-  await insertProductLogs(tx, plan.logs);
+  await insertProductLogs(tx, plan.logs, command.actor);
   return {
     reply: plan.reply,
     events: plan.logs.length ? [auditBatch('product_update_logs', command.command_id, command.shop)] : [],

@@ -6,6 +6,7 @@ import type { Command, CommandKind, InventoryMeta } from '@ingest/domain';
 import { classifyKafkaError, KafkaPortError, type CommandEnvelopeLike, type CommandLog } from '@ingest/kafka';
 import { failpoint, retry, type Logger } from '@ingest/runtime';
 import { ApiError, badRequest, unavailable } from '../errors/catalog.ts';
+import { principalOf } from '../edge/auth.ts';
 import { sendReply } from '../errors/reply.ts';
 import { fingerprintOf, idempotencyKeyOf, inFlight, LEASE_MARGIN_MS, mismatch, replay, type KeyScope } from './idempotency.ts';
 import type { GatewayMetrics } from '../metrics.ts';
@@ -92,12 +93,14 @@ type CommandInput = { [K in CommandKind]: { kind: K; payload: Extract<Command, {
 };
 type Envelope = ReturnType<typeof envelope>;
 
-function envelope(req: Request, c: CommandInput, id: { command_id: string; received_at: string }) {
+function envelope(req: Request, res: Response, c: CommandInput, id: { command_id: string; received_at: string }) {
   return {
     command_id: id.command_id,
     kind: c.kind,
     shop: c.shop,
     received_at: id.received_at,
+    // D28: who sent it (the key id, or `platform`), carried to the update logs and the events.
+    actor: principalOf(res).actor,
     source: { endpoint: req.path },
     ...c.meta,
     payload: c.payload,
@@ -116,8 +119,8 @@ export async function submitCommand(deps: SubmitDeps, req: Request, res: Respons
   const key = idempotencyKeyOf(req);
   // The same command, projected and rolled back instead of appended: the answer is the real one's.
   // A dry run writes nothing, an Idempotency-Key included (D22).
-  if (dryRunRequested(req, c.dryRun)) return answerDryRun(deps.dryRunner, res, envelope(req, c, fresh()));
-  if (key === null) return appendAndAnswer(deps, req, res, envelope(req, c, fresh()), null, false);
+  if (dryRunRequested(req, c.dryRun)) return answerDryRun(deps.dryRunner, res, envelope(req, res, c, fresh()));
+  if (key === null) return appendAndAnswer(deps, req, res, envelope(req, res, c, fresh()), null, false);
   await submitKeyed(deps, req, res, c, { credential: String(res.locals['credential'] ?? ''), shop: c.shop, key }, fresh);
 }
 
@@ -142,7 +145,7 @@ async function submitKeyed(
   const leaseMs = deps.replyTimeoutMs + LEASE_MARGIN_MS;
   // A key freed in between (pruned, released after a failed append) is claimed again: at most twice.
   for (let attempt = 0; attempt < 2; attempt++) {
-    const command = envelope(req, c, fresh());
+    const command = envelope(req, res, c, fresh());
     if (await requestKeys.claim(deps.pool, scope, fingerprint, command, leaseMs, deps.idempotencyKeyTtlMs))
       return appendAndAnswer(deps, req, res, command, scope, true);
     const stored = await requestKeys.read(deps.pool, scope, deps.idempotencyKeyTtlMs);
@@ -160,7 +163,7 @@ async function submitKeyed(
     if (!stored.lapsed) throw inFlight(Math.min(stored.wait_s, Math.max(1, Math.ceil(deps.replyTimeoutMs / 1000))));
     if (!(await requestKeys.takeOver(deps.pool, scope, stored.command_id, leaseMs))) throw inFlight(1);
     deps.log.warn({ command_id: stored.command_id, shop: c.shop }, 'idempotency key lease lapsed: the same command is sent again');
-    return appendAndAnswer(deps, req, res, envelope(req, c, stored), scope, false);
+    return appendAndAnswer(deps, req, res, envelope(req, res, c, stored), scope, false);
   }
   throw inFlight(1);
 }

@@ -178,7 +178,9 @@ const k: Record<string, string> = {};
 beforeAll(async () => {
   g = await startTestGateway({}, { pool, keys });
   const all: Scope[] = ['products:write', 'inventory:write', 'orders:write', 'registry:write', 'commands:read', 'admin'];
-  k['own'] = (await keys.create({ shop: SHOP, scopes: all })).key;
+  const own = await keys.create({ shop: SHOP, scopes: all });
+  k['own'] = own.key;
+  k['ownId'] = own.key_id;
   k['other'] = (await keys.create({ shop: OTHER, scopes: all })).key;
   k['expired'] = (await keys.create({ shop: SHOP, scopes: all, expires_in_days: 1 })).key;
   const expired = [...rows.rows.values()].find((r) => r.expires_at !== null)!;
@@ -287,6 +289,9 @@ describe.each(ENDPOINTS)('$method $path with a per-shop key (D28)', (e) => {
     if (e.shopIn === 'command') return expect(r.json).toMatchObject({ status: 'pending', command_id: OWN_COMMAND });
     expect(g.appended.length).toBe(before + 2);
     expect(g.appended[before]?.shop).toBe(SHOP);
+    // Who wrote what (D28): the key's id, and `platform` for the shared secret.
+    expect(g.appended[before]?.actor).toBe(k['ownId']);
+    expect(g.appended[before + 1]?.actor).toBe('platform');
   });
 });
 

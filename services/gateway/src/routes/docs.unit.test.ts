@@ -354,6 +354,10 @@ describe('GET /asyncapi.json', () => {
         expect.arrayContaining(['ce_specversion', 'ce_id', 'ce_type', 'ce_source', 'ce_time', 'ce_dataschema']),
       );
       expect(m.headers.properties.ce_source.const).toBe(CLOUDEVENTS_SOURCE);
+      // D28: the command's sender; an operator action's actor may also be the parked tool's user.
+      expect(m.headers.properties.ce_actor.pattern).toBe(
+        name === 'operatorAction' ? '^(platform|key_[0-9a-f]{16}|cli:.+)$' : '^(platform|key_[0-9a-f]{16})$',
+      );
       const type = m.headers.properties.ce_type.const as string;
       types.add(type);
       expect(m.headers.properties.ce_dataschema.const).toBe(`${BASE}/schemas/${EVENT_DATA_SCHEMAS[type]}`);

@@ -23,7 +23,8 @@ import type { Projection } from '../../projection.ts';
  *
  * The levels it reads are updated by ctid: the shop is locked (lockShop) for the transaction.
  * $1 shop, $2 location_id, $3 command_id, $4 received_at, $5 inventory_as_of, $6 source_system,
- * $7 snapshot_date, $8 barcodes, $9..$13 the five quantities per line (null: omitted), $14 idempotency_key.
+ * $7 snapshot_date, $8 barcodes, $9..$13 the five quantities per line (null: omitted), $14 idempotency_key,
+ * $15 actor (D28).
  */
 const QTY = QTY_FIELDS.join(', ');
 const differs = (a: string, b: string): string => [1, 2, 3, 4, 5].map((i) => `${a}${i} <> ${b}${i}`).join(' OR ');
@@ -115,13 +116,13 @@ export const SNAPSHOT_CTES = `WITH input AS (
 ), log_insert AS (
   -- in log_seq order (decided is in line order), so the time-ordered log ids arrive in key order
   INSERT INTO inventory_update_logs (log_id, shop, product_id, location_id, barcode, change_type, change_source, before_data, after_data,
-              changed_fields, idempotency_key, inventory_as_of, command_id, log_seq, created_at)
+              changed_fields, idempotency_key, inventory_as_of, command_id, log_seq, created_at, actor)
   SELECT agent_runtime.log_id($3::uuid, g.log_seq::int), $1, g.product_id, $2::uuid, g.barcode, 'snapshot', $6,
          CASE WHEN g.has_before THEN ${qtyObject('g.b')} END, ${qtyObject('g.q')},
          CASE WHEN g.has_before
               THEN array_remove(ARRAY[${QTY_FIELDS.map((f, i) => `CASE WHEN g.b${i + 1} <> g.q${i + 1} THEN '${f}' END`).join(', ')}], NULL)
               ELSE ARRAY[${QTY_FIELDS.map((f) => `'${f}'`).join(', ')}] END,
-         $14, $5::timestamptz, $3::uuid, g.log_seq, $4::timestamptz
+         $14, $5::timestamptz, $3::uuid, g.log_seq, $4::timestamptz, $15::text
     FROM decided g WHERE g.changed ORDER BY g.ord
 )`;
 
@@ -171,6 +172,7 @@ export function snapshotParams(c: InventorySnapshotCommand, locationId: string):
     barcodes,
     ...q,
     c.idempotency_key ?? null,
+    c.actor,
   ];
 }
 

@@ -138,18 +138,20 @@ export async function stampLevels(tx: PoolClient, shop: string, levels: Level[],
   );
 }
 
-export async function insertInventoryLogs(tx: PoolClient, logs: InventoryLog[]): Promise<void> {
+/** One statement for all the command's log records; `actor` is the command's, the same for every record (D28). */
+export async function insertInventoryLogs(tx: PoolClient, logs: InventoryLog[], actor: string): Promise<void> {
   if (logs.length === 0) return;
   await tx.query(
     `INSERT INTO inventory_update_logs
        (log_id, shop, product_id, location_id, barcode, change_type, change_source, before_data, after_data,
-        changed_fields, idempotency_key, inventory_as_of, command_id, log_seq, created_at)
+        changed_fields, idempotency_key, inventory_as_of, command_id, log_seq, created_at, actor)
      SELECT log_id, shop, product_id, location_id, barcode, change_type, change_source, before_data, after_data,
-            ARRAY(SELECT jsonb_array_elements_text(changed_fields)), idempotency_key, inventory_as_of, command_id, log_seq, created_at
+            ARRAY(SELECT jsonb_array_elements_text(changed_fields)), idempotency_key, inventory_as_of, command_id, log_seq, created_at,
+            $2::text
        FROM jsonb_to_recordset($1::jsonb) AS x(log_id uuid, shop text, product_id uuid, location_id uuid, barcode text,
             change_type text, change_source text, before_data jsonb, after_data jsonb, changed_fields jsonb,
             idempotency_key text, inventory_as_of timestamptz, command_id uuid, log_seq integer, created_at timestamptz)`,
-    [JSON.stringify(logs)],
+    [JSON.stringify(logs), actor],
   );
 }
 

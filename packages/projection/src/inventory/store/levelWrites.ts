@@ -25,7 +25,7 @@ import {
  *
  * $1 shop, $2 command_id, $3 received_at, $4 inventory_as_of, $5 source_system, $6 barcodes,
  * $7 location ids per line (null: unresolved, not applied), $8..$12 the five values per line (null:
- * omitted), $13 delta mode, $14 idempotency_key, $15 change type.
+ * omitted), $13 delta mode, $14 idempotency_key, $15 change type, $16 actor (D28).
  */
 const qtyObject = (p: string): string => `jsonb_build_object(${QTY_FIELDS.map((f, i) => `'${f}', ${p}${i + 1}`).join(', ')})`;
 const I = [1, 2, 3, 4, 5];
@@ -81,13 +81,13 @@ WITH input AS (
     FROM numbered n WHERE NOT n.had_level
 ), log_insert AS (
   INSERT INTO inventory_update_logs (log_id, shop, product_id, location_id, barcode, change_type, change_source, before_data, after_data,
-              changed_fields, idempotency_key, inventory_as_of, command_id, log_seq, created_at)
+              changed_fields, idempotency_key, inventory_as_of, command_id, log_seq, created_at, actor)
   SELECT agent_runtime.log_id($2::uuid, n.log_seq::int), $1, n.product_id, n.location_id, n.barcode, $15, $5,
          CASE WHEN n.had_level THEN ${qtyObject('n.s')} END, ${qtyObject('n.q')},
          CASE WHEN n.had_level
               THEN array_remove(ARRAY[${I.map((k) => `CASE WHEN n.s${k} <> n.q${k} THEN '${QTY_FIELDS[k - 1]}' END`).join(', ')}], NULL)
               ELSE ARRAY[${QTY_FIELDS.map((f) => `'${f}'`).join(', ')}] END,
-         $14, $4::timestamptz, $2::uuid, n.log_seq, $3::timestamptz
+         $14, $4::timestamptz, $2::uuid, n.log_seq, $3::timestamptz, $16::text
     FROM numbered n WHERE n.changed ORDER BY n.ord
 )
 SELECT (SELECT count(*) FROM numbered WHERE changed)::int AS updated,
@@ -154,6 +154,7 @@ export async function writeLevels(
     delta,
     c.idempotency_key ?? null,
     changeType,
+    c.actor,
   ]);
   const r = rows[0]!;
   return {
