@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shopRateBuckets } from '@ingest/db';
 import { partitionForKey } from '@ingest/kafka';
 import { INGEST_SECRET, post, startPipeline, waitFor, type HttpResult, type TestPipeline } from '../support/pipeline.ts';
 
@@ -27,9 +28,9 @@ afterAll(async () => {
 });
 
 const h = { 'x-ingest-secret': INGEST_SECRET };
-const products = (shop: string, tag: string, lines: number) =>
+const products = (shop: string, tag: string, lines: number, gateway = 0) =>
   post(
-    `${p.url()}/api/ingest/products`,
+    `${p.url(gateway)}/api/ingest/products`,
     // The shop first, as most clients write it: a refusal is then taken on the raw bytes (firstShop).
     { shop, products: Array.from({ length: lines }, (_, i) => ({ barcode: `${tag}-${i}`, product_name: tag })) },
     h,
@@ -124,5 +125,43 @@ describe('fair admission per shop on the real pipeline', () => {
     expect(admitted.length).toBeLessThanOrEqual(Math.ceil((BURST + RATE * seconds) / LINES) + 1);
     expect(answers.length - admitted.length).toBeGreaterThan(0);
     expect(await recorded(noisy)).toBe(admitted.length);
+  });
+
+  it('two gateways share one lines/s budget per shop (leased from PostgreSQL), and every answer says what is left', async () => {
+    if (p.gateways.length < 2) await p.startGateway();
+    const shop = shopOn(0, 'shared');
+    const LINES = 10;
+    const started = performance.now();
+    const answers: HttpResult[] = [];
+    // 40 requests of 10 lines (400 lines, 4 s of its budget), alternating between the two gateways.
+    for (let i = 0; i < 40; i++) answers.push(await products(shop, `S-${i}`, LINES, i % 2));
+    const seconds = (performance.now() - started) / 1000;
+    const admitted = answers.filter((r) => r.status === 200);
+    for (const r of answers.filter((x) => x.status !== 200)) expectShop429(r, shop);
+    // One bucket for both: the burst and its refill while the requests ran, plus at most one body of
+    // debt per gateway. Two buckets of their own would admit twice the burst.
+    const bound = BURST + RATE * seconds + 2 * LINES;
+    expect(admitted.length * LINES).toBeLessThanOrEqual(bound);
+    expect(admitted.length * LINES).toBeGreaterThanOrEqual(BURST / 2);
+    // The IETF fields on the answers of both gateways, and on a refusal.
+    for (const r of admitted) {
+      expect(r.headers.get('ratelimit-policy')).toBe(`"inflight";q=${INFLIGHT};qu="concurrency", "lines";q=${BURST};w=1;qu="line"`);
+      expect(r.headers.get('ratelimit')).toMatch(/^"inflight";r=\d+, "lines";r=\d+;t=\d+$/);
+    }
+    const refused = answers.find((r) => r.status === 429);
+    if (refused) expect(refused.headers.get('ratelimit')).toMatch(/"lines";r=0;t=\d+$/);
+
+    // What a lease costs, against the per-request round trip it replaces: one statement on the shop's row.
+    const timings: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t = performance.now();
+      await shopRateBuckets.lease(p.db, `lease-cost-${p.id}`, 1, { ratePerS: 1e6, burst: 1e6 });
+      timings.push(performance.now() - t);
+    }
+    timings.sort((a, b) => a - b);
+    console.log(
+      `shared lines budget: ${admitted.length * LINES} lines admitted of ${answers.length * LINES} in ${seconds.toFixed(2)} s ` +
+        `(bound ${bound.toFixed(0)}); a lease: p50 ${timings[100]!.toFixed(3)} ms, p99 ${timings[198]!.toFixed(3)} ms`,
+    );
   });
 });

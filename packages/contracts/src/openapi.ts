@@ -97,6 +97,12 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
     else: s(absolute),
   });
 
+  // D28: the shop's admission budget, on every answer past it (docs/api.md#fair-admission-per-shop).
+  const rateLimitHeaders = {
+    'RateLimit-Policy': ref('#/components/headers/RateLimitPolicy'),
+    RateLimit: ref('#/components/headers/RateLimit'),
+  };
+
   const writeOperation = (spec: WriteSpec): Operation => ({
     tags: [spec.tag],
     summary: spec.summary,
@@ -112,7 +118,10 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
     responses: {
       '200': {
         description: 'Applied: the projector result (D6).',
-        ...(planned.idempotencyKeyHeader ? { headers: { 'Idempotent-Replayed': ref('#/components/headers/IdempotentReplayed') } } : {}),
+        headers: {
+          ...(planned.idempotencyKeyHeader ? { 'Idempotent-Replayed': ref('#/components/headers/IdempotentReplayed') } : {}),
+          ...rateLimitHeaders,
+        },
         content: json(r(spec.ok), exampleOf(spec.ok)),
       },
       '202': response('Accepted'),
@@ -553,6 +562,18 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
           : {}),
       },
       headers: {
+        RateLimitPolicy: {
+          description:
+            'The shop\'s admission budgets (IETF draft-ietf-httpapi-ratelimit-headers, a Structured Fields list): `"inflight"` requests in flight at once (`qu="concurrency"`), and with SHOP_RATE_LINES_PER_S `"lines"`, `q` lines per `w` seconds across every gateway (`qu="line"`). Present on write answers once the shop was admitted, and on its 429s.',
+          schema: { type: 'string' },
+          example: '"inflight";q=256;qu="concurrency", "lines";q=50000;w=50;qu="line"',
+        },
+        RateLimit: {
+          description:
+            'What is left of each policy of RateLimit-Policy: `r` remaining (this request counted), `t` seconds until the lines bucket is full.',
+          schema: { type: 'string' },
+          example: '"inflight";r=255, "lines";r=49900;t=1',
+        },
         RetryAfter: { description: 'Seconds to wait before sending again.', schema: { type: 'integer', minimum: 0 }, example: 5 },
         ErrorCode: {
           description:
@@ -573,7 +594,10 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
         Accepted: {
           description:
             'Accepted and in the log; not applied within REPLY_TIMEOUT_MS, or `Prefer: respond-async` was sent (D6). Parked when the command is waiting for an operator.',
-          headers: { 'Preference-Applied': { description: '`respond-async` when asked for.', schema: { type: 'string' } } },
+          headers: {
+            'Preference-Applied': { description: '`respond-async` when asked for.', schema: { type: 'string' } },
+            ...rateLimitHeaders,
+          },
           content: json({ oneOf: [r('accepted'), r('parked')] }, exampleOf('accepted')),
         },
         BadRequest: error(
@@ -623,7 +647,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
         TooManyRequests: error(
           `Over the in-flight bytes or the projector backlog (D13)${planned.perShopRateLimit ? ', or this shop over its own budget (requests or bytes in flight, lines per second; `shop_over_budget`, other shops are served)' : ''}: send again after Retry-After.`,
           { ok: false, error: 'too many requests in flight; retry later' },
-          retryAfter,
+          { ...retryAfter, ...rateLimitHeaders },
           429,
         ),
         Unavailable: error(

@@ -9,7 +9,7 @@ import { errorHandler, notFound, SAFE_HEADERS } from './errors/catalog.ts';
 import { inflightLimiter } from './edge/inflight.ts';
 import { ingestCredential, type AccessConfig } from './edge/auth.ts';
 import { shedShop } from './edge/shedShop.ts';
-import { shopAdmission } from './edge/shopAdmission.ts';
+import { shopAdmission, type SharedRateBuckets } from './edge/shopAdmission.ts';
 import { countRequest, gatewayMetrics } from './metrics.ts';
 import type { ReplyWaiter } from './commands/replies.ts';
 import type { DryRunner } from './commands/dryRun.ts';
@@ -34,6 +34,8 @@ export interface GatewayDeps {
   /** Dry runs (D22): the command projected and rolled back instead of appended. */
   dryRunner: DryRunner;
   pool: Pool;
+  /** The shops' lines/s buckets shared by every gateway (docs/api.md#fair-admission-per-shop); without it each gateway has its own. */
+  rateBuckets?: SharedRateBuckets;
   /** Per-shop API keys (D28); without it (API_KEY_PEPPER unset) a Bearer key is 401 and the keys endpoints 503. */
   keys?: KeyService | null;
   log: Logger;
@@ -82,12 +84,16 @@ export function buildApp(deps: GatewayDeps): Express {
   // Then each shop's own budgets (docs/api.md#fair-admission-per-shop), once the body names the
   // shop: a shop over them gets 429 while the others go on; the global budget above stays the
   // last line for everyone.
-  const perShop = shopAdmission({
-    maxInflightBytes: config.shopMaxInflightBytes,
-    maxInflightRequests: config.shopMaxInflightRequests,
-    rateLinesPerS: config.shopRateLinesPerS,
-    burstLines: config.shopBurstLines,
-  });
+  const perShop = shopAdmission(
+    {
+      maxInflightBytes: config.shopMaxInflightBytes,
+      maxInflightRequests: config.shopMaxInflightRequests,
+      rateLinesPerS: config.shopRateLinesPerS,
+      burstLines: config.shopBurstLines,
+    },
+    undefined,
+    deps.rateBuckets,
+  );
   // Before everything while a shop is being refused: its plain writes are answered 429 on their
   // raw bodies, without the trip through the app (edge/shedShop.ts); everything else passes unchanged.
   const access: AccessConfig = {

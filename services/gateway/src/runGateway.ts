@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createKeyService, pgKeyRows } from '@ingest/access';
 import { SchemaRegistry } from '@ingest/contracts';
-import { createListener, createPool, type Listener } from '@ingest/db';
+import { createListener, createPool, shopRateBuckets, type Listener } from '@ingest/db';
 import {
   createCommandLog,
   createKafka,
@@ -158,6 +158,9 @@ export async function runGateway(
     dryRunner: createDryRunner({ pool: dryRunPool, schemas, statementTimeoutMs: config.dryRunStatementTimeoutMs }),
     pool,
     keys,
+    rateBuckets: {
+      lease: (shop, want) => shopRateBuckets.lease(pool, shop, want, { ratePerS: config.shopRateLinesPerS, burst: config.shopBurstLines }),
+    },
     log,
     registry,
     backlog,

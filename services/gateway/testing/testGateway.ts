@@ -58,6 +58,8 @@ export async function startTestGateway(
     keys?: KeyService;
     /** Default: a logger that writes nothing. */
     log?: Logger;
+    /** The shops' lines/s buckets shared across gateways; default: none (each gateway its own). */
+    rateBuckets?: GatewayDeps['rateBuckets'];
   } = {},
 ): Promise<TestGateway> {
   const keys = ports.keys ?? createKeyService({ rows: memoryKeyRows(), pepper: TEST_PEPPER });
@@ -86,6 +88,7 @@ export async function startTestGateway(
     dryRunner: ports.dryRunner ?? dryRunner,
     pool: ports.pool ?? ({ query: async () => ({ rows: [], rowCount: 0 }) } as unknown as Pool),
     log: ports.log ?? silentLogger(),
+    ...(ports.rateBuckets ? { rateBuckets: ports.rateBuckets } : {}),
     registry,
     keys,
     ...(ports.positions ? { positions: ports.positions } : {}),

@@ -16,7 +16,7 @@ function runtimeTables(): string[] {
   const dir = join(ROOT, 'migrations');
   for (const file of readdirSync(dir).sort()) {
     const up = readFileSync(join(dir, file), 'utf8').split('-- Down Migration')[0] ?? '';
-    for (const m of up.matchAll(/(CREATE|DROP) TABLE (?:IF (?:NOT )?EXISTS )?agent_runtime\.(\w+)/g))
+    for (const m of up.matchAll(/(CREATE|DROP) (?:UNLOGGED )?TABLE (?:IF (?:NOT )?EXISTS )?agent_runtime\.(\w+)/g))
       if (m[1] === 'CREATE') tables.add(m[2]!);
       else tables.delete(m[2]!);
   }

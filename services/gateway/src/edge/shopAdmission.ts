@@ -1,6 +1,22 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { tooManyRequests, type ApiError } from '../errors/catalog.ts';
+import { rateLimitHeaders } from './rateLimitHeaders.ts';
 import { firstShop, MAX_SHOP_LENGTH } from './shopPeek.ts';
+
+/**
+ * The cluster-wide side of the lines/s budget: every gateway leases lines from one bucket per shop
+ * (agent_runtime.shop_rate_buckets), so a shop's rate does not grow with the number of replicas.
+ */
+export interface SharedRateBuckets {
+  /** Takes up to `want` lines from the shop's bucket: what was granted (0 when it is empty) and what is left there. */
+  lease(shop: string, want: number): Promise<{ granted: number; left: number }>;
+}
+
+/** A shop's leased lines (or debt) are kept this long after its last request (a minute of quiet forgives one body of debt at most). */
+const SHARED_IDLE_MS = 60_000;
+
+/** A lease asks for about this long of the shop's rate (at least the request's own lines): one round trip per second of a busy shop's traffic. */
+const LEASE_SECONDS = 1;
 
 /** Per-shop budgets of one gateway instance (docs/api.md#fair-admission-per-shop). */
 export interface ShopBudgets {
@@ -33,9 +49,14 @@ const REFUSING_FOR_MS = 1000;
 interface ShopState {
   bytes: number;
   requests: number;
+  /** Lines the shop may still send: the local bucket, or with a shared one the lines leased and not spent (negative: debt). */
   tokens: number;
   /** When `tokens` was last brought up to date (ms, monotonic). */
   at: number;
+  /** Shared bucket: what it had left at the last lease, until when it is known empty, and the lease in flight. */
+  sharedLeft: number;
+  emptyUntil: number;
+  leasing: Promise<void> | null;
 }
 
 /** The x-shop header of the cron route (auth.ts), when there is one. */
@@ -72,18 +93,78 @@ export function linesOf(body: unknown): number {
  * reading its bytes). The global in-flight bound (D13, inflight.ts) still runs before this one, as
  * the last line for everyone.
  *
- * Per gateway instance: N instances admit up to N times these budgets for a shop.
+ * The requests and bytes in flight are budgets of each gateway instance: they protect its own memory
+ * and event loop. The lines/s budget is the shop's across the cluster when `shared` is given (the
+ * service gives it): each gateway leases about a second of the shop's rate at a time from the shop's
+ * bucket in PostgreSQL and spends it locally, so a shop gets its rate however many replicas serve it,
+ * at one round trip per lease instead of one per request; a gateway's unspent lease (at most about
+ * a second of the rate) is what the cluster can lose when traffic moves elsewhere. If the lease
+ * fails (PostgreSQL down), the request is admitted: the budget is fairness, and the request's own
+ * record then meets the outage and answers 503. Without `shared` (tests), each instance has its own.
+ *
+ * Every admitted answer carries the shop's RateLimit-Policy and RateLimit fields (rateLimitHeaders.ts),
+ * and so does a 429 of these budgets, beside its Retry-After.
  */
-export function shopAdmission(budgets: ShopBudgets, clock: () => number = () => performance.now()): ShopAdmission {
+export function shopAdmission(
+  budgets: ShopBudgets,
+  clock: () => number = () => performance.now(),
+  shared?: SharedRateBuckets,
+): ShopAdmission {
   const shops = new Map<string, ShopState>();
+  const rated = budgets.rateLinesPerS > 0;
+  const leaseChunk = Math.min(budgets.burstLines, Math.max(1, Math.ceil(budgets.rateLinesPerS * LEASE_SECONDS)));
+  const fresh = (now: number): ShopState => ({
+    bytes: 0,
+    requests: 0,
+    tokens: shared ? 0 : budgets.burstLines,
+    at: now,
+    sharedLeft: budgets.burstLines,
+    emptyUntil: -Infinity,
+    leasing: null,
+  });
   const refill = (s: ShopState, now: number): void => {
-    s.tokens = Math.min(budgets.burstLines, s.tokens + ((now - s.at) / 1000) * budgets.rateLinesPerS);
+    // Leased lines do not refill here: the shared bucket does, in PostgreSQL.
+    if (!shared) s.tokens = Math.min(budgets.burstLines, s.tokens + ((now - s.at) / 1000) * budgets.rateLinesPerS);
     s.at = now;
   };
-  // An idle shop with a full bucket holds nothing worth remembering.
+  // An idle shop with a full bucket holds nothing worth remembering. With a shared bucket, a shop's
+  // state is its lease or its debt (a body admitted past what was leased, paid by the next lease):
+  // forgetting it would forgive the debt, so it is forgotten only after a minute without requests.
   const forgetIfIdle = (shop: string, s: ShopState): void => {
-    if (s.requests === 0 && s.bytes === 0 && s.tokens >= budgets.burstLines) shops.delete(shop);
+    const spent = shared
+      ? s.leasing === null && clock() - s.at > SHARED_IDLE_MS && clock() >= s.emptyUntil
+      : s.tokens >= budgets.burstLines;
+    if (s.requests === 0 && s.bytes === 0 && spent) shops.delete(shop);
   };
+  const headersOf = (s: ShopState, inflight: number): Record<string, string> =>
+    rateLimitHeaders({
+      maxInflightRequests: budgets.maxInflightRequests,
+      inflight,
+      lines: rated
+        ? {
+            ratePerS: budgets.rateLinesPerS,
+            burst: budgets.burstLines,
+            remaining: Math.max(0, s.tokens) + (shared ? s.sharedLeft : 0),
+          }
+        : null,
+    });
+  /** One lease at a time per shop; concurrent requests of the shop wait for the same one. */
+  const leaseFor = (shop: string, s: ShopState, lines: number): Promise<void> =>
+    (s.leasing ??= (async () => {
+      const want = Math.min(budgets.burstLines, Math.max(leaseChunk, lines)) + Math.max(0, -s.tokens);
+      try {
+        const { granted, left } = await shared!.lease(shop, want);
+        s.tokens += granted;
+        s.sharedLeft = left;
+        // Empty: nobody of this shop asks again before the bucket has refilled what was asked.
+        if (granted <= 0) s.emptyUntil = clock() + (1000 * want) / budgets.rateLinesPerS;
+      } catch {
+        // Fail open (above): this request's lines are admitted locally.
+        s.tokens += lines;
+      } finally {
+        s.leasing = null;
+      }
+    })());
   // Entries of shops that went quiet are swept now and then (at most once a minute), so the map
   // holds only the shops active lately.
   let swept = clock();
@@ -96,22 +177,24 @@ export function shopAdmission(budgets: ShopBudgets, clock: () => number = () => 
     }
   };
   let lastRefusal = -Infinity;
-  const refuse = (shop: string, why: string, retryAfterS: number) => {
+  const refuse = (shop: string, s: ShopState, why: string, retryAfterS: number) => {
     lastRefusal = clock();
     return tooManyRequests(
       `too many requests for shop ${shop} (${why}; the limit is per shop); retry later`,
       Math.max(1, Math.ceil(retryAfterS)),
       'shop_over_budget',
+      headersOf(s, s.requests),
     );
   };
 
-  /** The one decision, before or after parsing: a refusal, or null to admit. */
-  const decide = (shop: string, s: ShopState, bytes: number): ApiError | null => {
-    if (s.requests >= budgets.maxInflightRequests) return refuse(shop, `${s.requests} requests in flight`, 1);
-    if (s.bytes > 0 && s.bytes + bytes > budgets.maxInflightBytes) return refuse(shop, 'too many bytes in flight', 1);
-    if (budgets.rateLinesPerS > 0 && s.tokens <= 0)
-      return refuse(shop, `over ${budgets.rateLinesPerS} lines/s`, -s.tokens / budgets.rateLinesPerS);
-    return null;
+  /** The one decision, before or after parsing: a refusal, null to admit, or `lease` (ask the shared bucket first). */
+  const decide = (shop: string, s: ShopState, bytes: number, now: number): ApiError | null | 'lease' => {
+    if (s.requests >= budgets.maxInflightRequests) return refuse(shop, s, `${s.requests} requests in flight`, 1);
+    if (s.bytes > 0 && s.bytes + bytes > budgets.maxInflightBytes) return refuse(shop, s, 'too many bytes in flight', 1);
+    if (!rated || s.tokens > 0) return null;
+    const over = `over ${budgets.rateLinesPerS} lines/s`;
+    if (!shared) return refuse(shop, s, over, -s.tokens / budgets.rateLinesPerS);
+    return now < s.emptyUntil ? refuse(shop, s, over, (s.emptyUntil - now) / 1000) : 'lease';
   };
 
   const refusalBeforeParsing = (res: Response, raw: Buffer): ApiError | null => {
@@ -120,33 +203,45 @@ export function shopAdmission(budgets: ShopBudgets, clock: () => number = () => 
     const s = first && shops.get(first.shop);
     // A shop that holds nothing and has a full bucket is admitted: it is not remembered.
     if (!first || !s) return null;
-    refill(s, clock());
-    const refusal = decide(first.shop, s, raw.length);
+    const now = clock();
+    refill(s, now);
+    const refusal = decide(first.shop, s, raw.length, now);
     // The scans that make the shop certain run only for a refusal: an admitted body is parsed anyway.
-    return refusal && first.certain() ? refusal : null;
+    return refusal && refusal !== 'lease' && first.certain() ? refusal : null;
   };
 
-  const handler: RequestHandler = (req, res, next) => {
+  const handler: RequestHandler = async (req, res, next) => {
     if (res.headersSent) return;
     const shop = shopOf(req, res.locals);
     // No shop yet: the route's validation answers 400 without appending anything.
     if (shop === null) return next();
-    const now = clock();
+    let now = clock();
     sweep(now);
-    const s = shops.get(shop) ?? { bytes: 0, requests: 0, tokens: budgets.burstLines, at: now };
+    const s = shops.get(shop) ?? fresh(now);
+    shops.set(shop, s);
     refill(s, now);
     const bytes = Number((req as { rawBodyLength?: number }).rawBodyLength ?? 0);
-    const refusal = decide(shop, s, bytes);
-    if (refusal) {
-      shops.set(shop, s);
+    const lines = linesOf(req.body);
+    let verdict = decide(shop, s, bytes, now);
+    if (verdict === 'lease') {
+      await leaseFor(shop, s, lines);
+      if (res.headersSent || res.destroyed) return;
+      now = clock();
+      verdict = decide(shop, s, bytes, now);
+      // Still nothing to spend (others of this shop took the lease): refused as the bucket is empty.
+      if (verdict === 'lease') verdict = refuse(shop, s, `over ${budgets.rateLinesPerS} lines/s`, lines / budgets.rateLinesPerS);
+    }
+    if (verdict) {
       forgetIfIdle(shop, s);
-      return next(refusal);
+      return next(verdict);
     }
     // Taken from the bucket, into debt when the body is larger than what is left.
-    if (budgets.rateLinesPerS > 0) s.tokens -= linesOf(req.body);
+    if (rated) s.tokens -= lines;
     s.requests += 1;
     s.bytes += bytes;
-    shops.set(shop, s);
+    res.set(headersOf(s, s.requests));
+    // Running low: the next lease is asked for now, so the shop's next request need not wait for it.
+    if (shared && rated && s.tokens < leaseChunk / 2 && now >= s.emptyUntil) void leaseFor(shop, s, 0);
     let released = false;
     const release = (): void => {
       if (released) return;

@@ -39,7 +39,8 @@ export const tooManyRequests = (
   error: string,
   retryAfterSeconds: number,
   code: 'too_many_requests' | 'shop_over_budget' = 'too_many_requests',
-): ApiError => new ApiError(429, code, { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
+  headers: Record<string, string> = {},
+): ApiError => new ApiError(429, code, { ok: false, error }, { ...headers, 'Retry-After': String(retryAfterSeconds) });
 export const unavailable = (error: string, retryAfterSeconds: number): ApiError =>
   new ApiError(503, 'dependency_unavailable', { ok: false, error }, { 'Retry-After': String(retryAfterSeconds) });
 
