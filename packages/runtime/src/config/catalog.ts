@@ -170,7 +170,7 @@ export const SETTINGS = {
     group: 'Admission',
     roles: ['gateway'],
     defaultText: '`0` (off)',
-    doc: "Lines (products, inventory lines, order rows: the body's largest array; 1 for other bodies) per second one shop may send to one gateway, refilled continuously: a quota per shop. Off by default, so that one shop alone is never refused below the pipeline's capacity; bench B7 measures it at 10% of capacity.",
+    doc: "Lines (products, inventory lines, order rows: the body's largest array; 1 for other bodies) per second one shop may send, across every gateway (one bucket per shop in PostgreSQL, leased by the gateways about a second at a time), refilled continuously: a quota per shop. Off by default, so that one shop alone is never refused below the pipeline's capacity; bench B7 measures it at 10% of capacity.",
   }),
   SHOP_BURST_LINES: def(integer(1), '50000', {
     group: 'Admission',
