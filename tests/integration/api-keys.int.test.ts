@@ -131,12 +131,21 @@ describe('per-shop API keys on the real pipeline (D28)', () => {
 
   it('never writes a key into a log line, a span or the metrics', async () => {
     const shop = newShop();
-    const { key } = await mint(shop, ['products:write']);
+    const { key, key_id } = await mint(shop, ['products:write']);
     await post(`${p.url(0)}/api/ingest/products`, { shop, products: [{ barcode: '4901234567894', product_name: 'Tea' }] }, bearer(key));
     await post(`${p.url(0)}/api/ingest/products`, { shop: newShop(), products: [] }, bearer(key));
     await post(`${p.url(0)}/api/ingest/products`, { shop, products: [] }, bearer(`${key.slice(0, -1)}x`));
     const metrics = await fetchAnswer(`${p.url(0)}/metrics`);
     const secret = key.slice(4);
+    // The request's log line names the key by its id (D28).
+    const lines = logText
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.find((l) => l['msg'] === 'request' && l['shop'] === shop && l['status'] === 200)).toMatchObject({
+      actor: key_id,
+      shop,
+    });
     expect(logText.length).toBeGreaterThan(0);
     expect(logText).not.toContain(secret);
     expect(metrics.text).not.toContain(secret);

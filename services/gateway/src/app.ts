@@ -7,7 +7,7 @@ import { publicBaseUrl, type Logger, type Registry } from '@ingest/runtime';
 import type { GatewayConfig } from './config.ts';
 import { errorHandler, notFound, SAFE_HEADERS } from './errors/catalog.ts';
 import { inflightLimiter } from './edge/inflight.ts';
-import { ingestCredential, type AccessConfig } from './edge/auth.ts';
+import { ingestCredential, principalOf, type AccessConfig } from './edge/auth.ts';
 import { shedShop } from './edge/shedShop.ts';
 import { shopAdmission, type SharedRateBuckets } from './edge/shopAdmission.ts';
 import { countRequest, gatewayMetrics } from './metrics.ts';
@@ -120,7 +120,7 @@ export function buildApp(deps: GatewayDeps): Express {
     res.set(SAFE_HEADERS);
     next();
   });
-  app.use(observe(metrics));
+  app.use(observe(metrics, deps.log));
   app.use(
     healthRoutes({
       registry: deps.registry,
@@ -186,14 +186,30 @@ export function buildApp(deps: GatewayDeps): Express {
   return app;
 }
 
-function observe(metrics: ReturnType<typeof gatewayMetrics>): RequestHandler {
+function observe(metrics: ReturnType<typeof gatewayMetrics>, log: Logger): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     res.once('finish', () => {
       // The matched route pattern, or one shared label for everything else whatever its status
       // (404s, Express's automatic OPTIONS answer, malformed URLs): a hostile URL adds no series.
       const pattern = (req.route as { path?: unknown } | undefined)?.path;
-      countRequest(metrics, req.method, typeof pattern === 'string' ? pattern : 'unmatched', res.statusCode, started);
+      const route = typeof pattern === 'string' ? pattern : 'unmatched';
+      countRequest(metrics, req.method, route, res.statusCode, started);
+      // One line per request at LOG_LEVEL=debug, naming who sent it (D28: a key id, or platform)
+      // and never its credential; at info and above it costs a level check.
+      if (log.isLevelEnabled('debug'))
+        log.debug(
+          {
+            request_id: res.getHeader('x-request-id'),
+            method: req.method,
+            route,
+            status: res.statusCode,
+            ms: Math.round((performance.now() - started) * 10) / 10,
+            ...(res.locals['credential'] ? { actor: principalOf(res).actor } : {}),
+            ...(typeof res.locals['shop'] === 'string' ? { shop: res.locals['shop'] } : {}),
+          },
+          'request',
+        );
     });
     next();
   };

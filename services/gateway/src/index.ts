@@ -2,7 +2,7 @@ export { runGateway, readGatewayConfig, type RunningGateway } from './runGateway
 export { buildApp, type GatewayDeps } from './app.ts';
 export { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
 export { createReplyWaiter, type ReplyWaiter } from './commands/replies.ts';
-export { secretMatches } from './edge/auth.ts';
+export { requireAccess, secretMatches, type AccessConfig, type AccessRule } from './edge/auth.ts';
 export { dryRunRequested, type DryRunner, type DryRunOutcome } from './commands/dryRun.ts';
 export { payloadHash } from './commands/inventoryInput.ts';
 export { gatewayMetrics } from './metrics.ts';

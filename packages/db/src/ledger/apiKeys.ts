@@ -47,7 +47,13 @@ export async function list(q: Queryable, shop: string | null): Promise<ApiKeyRow
 
 /** The key whose hash this is, whatever its state (the caller decides about expiry and revocation). */
 export async function findByHash(q: Queryable, keyHash: Buffer): Promise<ApiKeyRow | null> {
-  const { rows } = await q.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM agent_runtime.api_keys WHERE key_hash = $1`, [keyHash]);
+  // A named statement: parsed and planned once per connection, not on every uncached key (bench/key-auth.ts:
+  // the read took 78 µs named against 137 µs unnamed, p50).
+  const { rows } = await q.query<ApiKeyRow>({
+    name: 'api_keys_find_by_hash',
+    text: `SELECT ${COLUMNS} FROM agent_runtime.api_keys WHERE key_hash = $1`,
+    values: [keyHash],
+  });
   return rows[0] ?? null;
 }
 

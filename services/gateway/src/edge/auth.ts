@@ -132,7 +132,9 @@ export function requireAccess(config: AccessConfig, rule: AccessRule): RequestHa
         return next(notConfigured(rule.platform === 'cron' ? 'CRON_SECRET' : 'INGEST_SECRET'));
       return next(unauthorized());
     }
-    const key = config.keys ? (config.keys.cached(bearer) ?? (await config.keys.authenticate(bearer))) : null;
+    // The cache's answer, a known-invalid key (null) included; only a miss (undefined) asks PostgreSQL.
+    const hit = config.keys?.cached(bearer);
+    const key = hit !== undefined ? hit : config.keys ? await config.keys.authenticate(bearer) : null;
     if (!key) return next(unauthorized());
     if (rule.scope === null) return next(platformOnly());
     if (!key.scopes.has(rule.scope)) return next(missingScope(rule.scope));
