@@ -1,6 +1,6 @@
-// `npm test`: generated types fresh, typecheck, format and import rules one after the other, lint beside
-// them, then the unit tests; and beside all of it the integration tests against the real Kafka broker
-// and PostgreSQL (started by the integration tier's global setup if needed).
+// `npm test`: generated types fresh, typecheck, lint, format, import rules and the unit tests, one after
+// the other, and beside them the integration tests against the real Kafka broker and PostgreSQL
+// (started by the integration tier's global setup if needed).
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,20 +18,17 @@ const vitest = (project: string): string[] => [
   '--reporter=json',
   `--outputFile.json=${join(reports, `${project}.json`)}`,
 ];
-type Step = [string, string, string[]];
-const steps: Step[] = [
+const steps: Array<[string, string, string[]]> = [
   ['generated types are fresh', process.execPath, [join(REPO_ROOT, 'scripts/gen-types.ts'), '--check']],
   ['typecheck', bin('tsc'), ['-p', 'tsconfig.json']],
+  ['lint', bin('eslint'), ['.']],
   // One formatting for every TypeScript/JavaScript file (.prettierrc.json; `npm run format` fixes it).
   ['format', bin('prettier'), ['--check', '.', '--log-level', 'warn']],
   // No import cycles, no imports upwards between the layers (.dependency-cruiser.cjs).
   ['import rules', bin('depcruise'), ['packages', 'services', 'scripts', 'tests', 'bench', '--config', '.dependency-cruiser.cjs']],
+  // With coverage of packages/domain and its floor (vitest.config.ts): the deciders are the specification.
+  ['unit tests', bin('vitest'), [...vitest('unit'), '--coverage.enabled']],
 ];
-// The type-aware lint is the longest static step and one process on one core: it runs beside the
-// steps above (its output shown once they are done), on what the integration tier leaves of the CPU.
-const lint: Step = ['lint', bin('eslint'), ['.']];
-// With coverage of packages/domain and its floor (vitest.config.ts): the deciders are the specification.
-const unit: Step = ['unit tests', bin('vitest'), [...vitest('unit'), '--coverage.enabled']];
 // The integration tier mostly waits on Kafka and PostgreSQL (about 50 s of CPU in 85 s), so it runs
 // beside the steps above, which mostly compute, instead of after them: its output is kept in a file
 // and shown once they are done.
@@ -59,36 +56,19 @@ const began = Date.now();
 const secs = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 const background = wanted(integration[0]) ? startIntegration() : null;
-const fail = (name: string, status: number | string | null): never => {
-  background?.stop();
-  lintRun?.stop();
-  summary();
-  process.stderr.write(`\n== FAILED: ${name} (exit ${status})\n`);
-  process.exit(typeof status === 'number' ? status : 1);
-};
-const lintRun = wanted(lint[0]) ? startCaptured(lint) : null;
 for (const [name, cmd, args] of steps) {
   if (!wanted(name)) continue;
   process.stderr.write(`\n== ${name}\n`);
   const started = Date.now();
   const r = spawnSync(cmd, args, { cwd: REPO_ROOT, stdio: 'inherit', env: process.env });
-  if (r.status !== 0) fail(name, r.status ?? r.signal);
+  if (name === 'unit tests') count('unit');
+  if (r.status !== 0) {
+    background?.stop();
+    summary();
+    process.stderr.write(`\n== FAILED: ${name} (exit ${r.status ?? r.signal})\n`);
+    process.exit(r.status ?? 1);
+  }
   process.stderr.write(`== ok: ${name} (${secs(started)})\n`);
-}
-if (lintRun) {
-  process.stderr.write(`\n== ${lint[0]} (started with the steps above; its output follows)\n`);
-  const { code, output } = await lintRun.done;
-  process.stderr.write(output);
-  if (code !== 0) fail(lint[0], code);
-  process.stderr.write(`== ok: ${lint[0]} (${secs(lintRun.started)})\n`);
-}
-if (wanted(unit[0])) {
-  process.stderr.write(`\n== ${unit[0]}\n`);
-  const started = Date.now();
-  const r = spawnSync(unit[1], unit[2], { cwd: REPO_ROOT, stdio: 'inherit', env: process.env });
-  count('unit');
-  if (r.status !== 0) fail(unit[0], r.status ?? r.signal);
-  process.stderr.write(`== ok: ${unit[0]} (${secs(started)})\n`);
 }
 if (background) {
   process.stderr.write(`\n== ${integration[0]} (started with the steps above; its output follows)\n`);
@@ -103,21 +83,6 @@ if (background) {
 }
 summary();
 process.stderr.write(`npm test took ${secs(began)}\n`);
-
-/** A step run beside the others, its output kept until it is shown. */
-function startCaptured([, cmd, args]: Step): { started: number; done: Promise<{ code: number; output: string }>; stop(): void } {
-  const started = Date.now();
-  const child = spawn(cmd, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
-  const chunks: Buffer[] = [];
-  child.stdout.on('data', (c: Buffer) => chunks.push(c));
-  child.stderr.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<{ code: number; output: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString('utf8') })),
-  );
-  const stop = () => void child.kill('SIGTERM');
-  process.on('exit', stop);
-  return { started, done, stop };
-}
 
 function startIntegration(): { started: number; done: Promise<number>; stop(): void } {
   const [, cmd, args] = integration;
