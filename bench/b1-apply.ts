@@ -12,7 +12,7 @@ import { bareLevels, bareOrders, copyLevels, copyOrders, levelRows, orderLineRow
 import { applyFloor, FLOOR_SQL, floorParams } from './b1-floor.ts';
 import { applyBoth, compareFloor, edgeSequence, type Verification } from './b1-verify.ts';
 import { orderLinesCommand, orderRow, snapshotCommand } from './lib/commands.ts';
-import { cloneBenchDatabase, explainLoad, newSqlTimes, timedClient, walBytesSince, walLsn, type PlanSummary } from './lib/db.ts';
+import { cloneBenchDatabase, explainLoad, newSqlTimes, timedClient, walByRelation, walBytesSince, walLsn, type PlanSummary } from './lib/db.ts';
 import { median, percentile, round, say } from './lib/util.ts';
 
 /** The edge-case shop of the floor's verification (its own small catalogue, in both databases). */
@@ -29,6 +29,8 @@ interface Sample {
   outboxRows: number;
   phases: Record<string, number>;
   decodeMs?: number;
+  /** The projector's WAL by relation (pg_walinspect). */
+  walByRelation?: Awaited<ReturnType<typeof walByRelation>>;
 }
 
 export interface B1TargetResult {
@@ -42,6 +44,10 @@ export interface B1TargetResult {
   outbox_rows_per_command?: number;
   phase_ms_p50?: Record<string, number>;
   decode_validate_ms_p50?: number;
+  /** WAL bytes per line of the command (the median sample): the floor's target is 700 at 100 % changed. */
+  wal_bytes_per_line?: number;
+  /** The median sample's WAL per line by relation, with the full-page images among it. */
+  wal_by_relation_per_line?: Array<{ relation: string; bytes: number; fpi_bytes: number; records: number }>;
 }
 
 export interface B1ScenarioResult {
@@ -96,6 +102,13 @@ function summarize(samples: Sample[], rows: number): B1TargetResult {
     wal_bytes_per_command: Math.round(median(samples.map((s) => s.wal))),
     log_rows_per_command: median(samples.map((s) => s.logRows)),
   };
+  const byWal = [...samples].sort((a, b) => a.wal - b.wal)[Math.floor(samples.length / 2)];
+  if (byWal?.walByRelation) {
+    out.wal_bytes_per_line = Math.round(byWal.wal / rows);
+    out.wal_by_relation_per_line = byWal.walByRelation
+      .filter((r) => r.bytes / rows >= 1)
+      .map((r) => ({ relation: r.relation, bytes: round(r.bytes / rows, 1), fpi_bytes: round(r.fpi_bytes / rows, 1), records: r.records }));
+  }
   if (samples[0]?.decodeMs !== undefined) out.decode_validate_ms_p50 = round(median(samples.map((s) => s.decodeMs ?? 0)), 1);
   if (Object.keys(samples[0]?.phases ?? {}).length) {
     out.outbox_rows_per_command = median(samples.map((s) => s.outboxRows));
@@ -145,6 +158,8 @@ async function measureB1(
 ): Promise<B1Result> {
   const { admin, svc } = main;
   const decode = createCommandDecoder(new SchemaRegistry());
+  // WAL by relation for the projector's commands (walByRelation).
+  await admin.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
   if (parts.baselines) {
     await admin.query('CREATE TABLE public.bench_copy_levels (LIKE sot.inventory_levels INCLUDING DEFAULTS)');
     await admin.query('CREATE TABLE public.bench_copy_order_lines (LIKE public.order_line_master INCLUDING DEFAULTS)');
@@ -169,7 +184,9 @@ async function measureB1(
       client.release();
     }
     const ms = performance.now() - t0;
+    const end = await walLsn(admin);
     const wal = await walBytesSince(admin, lsn);
+    const byRelation = pool === svc ? await walByRelation(admin, lsn, end) : undefined;
     const counts = (
       await (pool === svc ? admin : floorDb!.admin).query<{ logs: number; outbox: number; status: number }>(
         `SELECT (SELECT count(*) FROM sot.inventory_update_logs WHERE command_id = $1)::int
@@ -189,7 +206,7 @@ async function measureB1(
     } else {
       phases['js'] = Math.max(0, ms - sql);
     }
-    return { ms, wal, logRows: counts.logs, outboxRows: counts.outbox, phases };
+    return { ms, wal, logRows: counts.logs, outboxRows: counts.outbox, phases, ...(byRelation ? { walByRelation: byRelation } : {}) };
   };
 
   /** One projector command (decoded first, as the projector does, timed apart). */

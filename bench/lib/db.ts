@@ -90,6 +90,29 @@ export async function walBytesSince(c: Queryable, from: string): Promise<number>
   return Number((await c.query<{ d: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text AS d', [from])).rows[0]!.d);
 }
 
+/**
+ * The WAL written between two positions, by the relation each record's first block belongs to
+ * (pg_walinspect, superuser; `CREATE EXTENSION pg_walinspect` in the database first): record bytes
+ * and the full-page images among them. Records with no block (commit, …) go under `(no relation)`.
+ */
+export async function walByRelation(
+  c: Queryable,
+  from: string,
+  to: string,
+): Promise<Array<{ relation: string; bytes: number; fpi_bytes: number; records: number }>> {
+  const { rows } = await c.query<{ relation: string; bytes: string; fpi_bytes: string; records: string }>(
+    `WITH r AS (
+       SELECT record_length, fpi_length, substring(block_ref from 'rel \\d+/\\d+/(\\d+)')::oid AS filenode
+         FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn))
+     SELECT COALESCE((SELECT c.oid::regclass::text FROM pg_class c WHERE pg_relation_filenode(c.oid) = r.filenode LIMIT 1),
+                     CASE WHEN r.filenode IS NULL THEN '(no relation)' ELSE 'filenode ' || r.filenode END) AS relation,
+            sum(record_length)::text AS bytes, sum(fpi_length)::text AS fpi_bytes, count(*)::text AS records
+       FROM r GROUP BY 1 ORDER BY sum(record_length) DESC`,
+    [from, to],
+  );
+  return rows.map((r) => ({ relation: r.relation, bytes: Number(r.bytes), fpi_bytes: Number(r.fpi_bytes), records: Number(r.records) }));
+}
+
 /** Time spent per SQL statement kind, recorded by a client wrapped with timedClient. */
 export interface SqlTimes {
   byPhase: Map<string, number>;
