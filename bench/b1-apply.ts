@@ -12,7 +12,16 @@ import { bareLevels, bareOrders, copyLevels, copyOrders, levelRows, orderLineRow
 import { applyFloor, FLOOR_SQL, floorParams } from './b1-floor.ts';
 import { applyBoth, compareFloor, edgeSequence, type Verification } from './b1-verify.ts';
 import { orderLinesCommand, orderRow, snapshotCommand } from './lib/commands.ts';
-import { cloneBenchDatabase, explainLoad, newSqlTimes, timedClient, walByRelation, walBytesSince, walLsn, type PlanSummary } from './lib/db.ts';
+import {
+  cloneBenchDatabase,
+  explainLoad,
+  newSqlTimes,
+  timedClient,
+  walByRelation,
+  walBytesSince,
+  walLsn,
+  type PlanSummary,
+} from './lib/db.ts';
 import { median, percentile, round, say } from './lib/util.ts';
 
 /** The edge-case shop of the floor's verification (its own small catalogue, in both databases). */
