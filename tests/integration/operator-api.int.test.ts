@@ -192,8 +192,19 @@ describe('operator API', () => {
   it('a held skip keeps them parked; a retry that fails again says so; a retry applies them; each action is recorded', async () => {
     const { shop, poisonId, behindIds } = await haltedShop([['held']]);
 
+    const positions = (
+      await p.db.query(
+        'SELECT command_id, kind, kafka_partition, kafka_offset, behind, parked_at FROM agent_runtime.parked_commands WHERE shop = $1 ORDER BY parked_at',
+        [shop],
+      )
+    ).rows;
     const again = await act('retry', poisonId, {});
-    expect(again.json).toMatchObject({ action: 'retry', applied: [], failed: { command_id: poisonId }, remaining: 2 });
+    expect(again.json, JSON.stringify({ again: again.json, positions })).toMatchObject({
+      action: 'retry',
+      applied: [],
+      failed: { command_id: poisonId },
+      remaining: 2,
+    });
     expect(again.json.failed.error).toMatch(/out of range/);
 
     const held = await act('skip', poisonId, { reason: 'bad date', hold: true });
