@@ -109,7 +109,11 @@ export async function shopOfOpen(q: Queryable, commandId: string): Promise<strin
   return rows[0]?.shop ?? null;
 }
 
-/** The shop's first open parked command with its message, locked for this transaction (the operator's retry). */
+/**
+ * The shop's first open parked command with its message, locked for this transaction (the
+ * operator's retry, D2). The ORDER BY names the table's columns: a bare `kafka_offset` would be the
+ * output column `kafka_offset::text`, and offsets would sort as text ('10' before '9').
+ */
 export async function takeFirstOpen(
   q: Queryable,
   shop: string,
@@ -121,8 +125,9 @@ export async function takeFirstOpen(
     kafka_offset: string;
     message: Buffer;
   }>(
-    `SELECT command_id, kafka_topic, kafka_partition, kafka_offset::text, message FROM agent_runtime.parked_commands
-            WHERE shop = $1 AND resolved_at IS NULL ORDER BY kafka_topic, kafka_partition, kafka_offset LIMIT 1 FOR UPDATE`,
+    `SELECT p.command_id, p.kafka_topic, p.kafka_partition, p.kafka_offset::text AS kafka_offset, p.message
+       FROM agent_runtime.parked_commands p
+      WHERE p.shop = $1 AND p.resolved_at IS NULL ORDER BY p.kafka_topic, p.kafka_partition, p.kafka_offset LIMIT 1 FOR UPDATE`,
     [shop],
   );
   return rows[0] ?? null;
