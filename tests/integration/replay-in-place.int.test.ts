@@ -174,7 +174,7 @@ describe('in-place rebuild with an atomic swap (D26)', () => {
     expect(await shape()).toEqual(shapeBefore);
     expect(
       (shapeBefore as Array<{ table: string; reloptions: string[] | null }>).find((t) => t.table === 'sot.inventory_levels')?.reloptions,
-    ).toEqual(['fillfactor=80']);
+    ).toEqual(['fillfactor=50']);
     // No outbox rows, no events: they were published live.
     expect(await outboxCount()).toBe(outbox);
     expect(await topicEnds()).toEqual(ends);
