@@ -108,10 +108,12 @@ export function linesOf(body: unknown): number {
 export function shopAdmission(
   budgets: ShopBudgets,
   clock: () => number = () => performance.now(),
-  shared?: SharedRateBuckets,
+  sharedBuckets?: SharedRateBuckets,
 ): ShopAdmission {
   const shops = new Map<string, ShopState>();
   const rated = budgets.rateLinesPerS > 0;
+  // Without a lines/s budget there is nothing to share: the shop's state is only what it holds.
+  const shared = rated ? sharedBuckets : undefined;
   const leaseChunk = Math.min(budgets.burstLines, Math.max(1, Math.ceil(budgets.rateLinesPerS * LEASE_SECONDS)));
   const fresh = (now: number): ShopState => ({
     bytes: 0,
