@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumer } from 'kafkajs';
-import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorActions } from '@ingest/db';
-import { createCommandLog, createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
+import { createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
 import { expectServedCloudEvent, TEST_PUBLIC_BASE_URL } from '../support/cloudEvents.ts';
 import { documentedAnswers } from '../support/openapi.ts';
+import { appendPoison as appendPoisonTo } from '../support/poison.ts';
 import { INGEST_SECRET, get, post, startPipeline, waitFor, type HttpResult, type TestPipeline } from '../support/pipeline.ts';
 
 // The operator API (docs/api.md "Operator API") on the real broker and database: a skip at the
@@ -66,15 +66,7 @@ const list = async (query: string): Promise<HttpResult> => {
 
 /** Well-formed, but PostgreSQL cannot store its date: it fails the same way every time and is parked. */
 async function appendPoison(shop: string): Promise<string> {
-  const id = uuidv7();
-  await createCommandLog(sink, p.topics.commands).appendCommand({
-    command_id: id,
-    kind: 'inventory.daily_snapshot',
-    shop,
-    received_at: new Date().toISOString(),
-    source: { endpoint: 'test' },
-    payload: { snapshot_date: '0000-01-01' },
-  });
+  const id = await appendPoisonTo(sink, p.topics.commands, shop);
   await waitFor(async () => (await status(id)).json?.status === 'parked', 15000, 'the poison parked');
   return id;
 }

@@ -8,6 +8,7 @@ import { createCommandLog, createKafka, createMessageSink, type MessageSink } fr
 import { compareReadModels, replayCommandLog } from '@ingest/operator';
 import { listParked, retryParked, skipParked, type ParkedDeps } from '@ingest/projection';
 import { documentedAnswers } from '../support/openapi.ts';
+import { appendPoison as appendPoisonTo } from '../support/poison.ts';
 import { INGEST_SECRET, get, post, startPipeline, type TestPipeline } from '../support/pipeline.ts';
 
 // Poison isolation per shop (docs/operations.md#parked-commands): a command that fails for a
@@ -68,18 +69,7 @@ async function replayDiffers(): Promise<string[]> {
   }
 }
 
-const appendPoison = async (shop: string): Promise<string> => {
-  const id = uuidv7();
-  await createCommandLog(sink, p.topics.commands).appendCommand({
-    command_id: id,
-    kind: 'inventory.daily_snapshot',
-    shop,
-    received_at: new Date().toISOString(),
-    source: { endpoint: 'test' },
-    payload: { snapshot_date: '0000-01-01' },
-  });
-  return id;
-};
+const appendPoison = (shop: string): Promise<string> => appendPoisonTo(sink, p.topics.commands, shop);
 
 describe('parking', () => {
   it('parks a poison command and its shop behind it, lets the partition flow, and resolves by skip and retry in order', async () => {
