@@ -57,15 +57,8 @@ describe('audit events (D5)', () => {
   });
 
   it("D28: an audit record event names the record's actor in the ce_actor extension, and the record keeps it", () => {
-    const log = {
-      log_id: 'log-1',
-      shop: 's',
-      change_type: 'created',
-      command_id: CMD,
-      created_at: '2026-11-23T00:00:00.000Z',
-      actor: 'key_0123456789abcdef',
-    };
-    const e = auditEvent('product_update_logs', log);
+    const log = { log_id: 'log-1', shop: 's', change_type: 'created', command_id: CMD, created_at: '2026-11-23T00:00:00.000Z' };
+    const e = auditEvent('product_update_logs', { ...log, actor: 'key_0123456789abcdef' });
     expect(e.headers['ce_actor']).toBe('key_0123456789abcdef');
     expect(e.payload['record']).toMatchObject({ actor: 'key_0123456789abcdef' });
   });

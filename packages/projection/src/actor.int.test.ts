@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SchemaRegistry } from '@ingest/contracts';
-import { createDatabaseFromTemplate, createPool, dropDatabase, withTransaction, type Pool } from '@ingest/db';
+import { withTransaction } from '@ingest/db';
 import { validOrderRow } from '@ingest/domain/testing';
 import { applyCommand } from './applyCommand.ts';
 import { createCommandDecoder } from './decodeCommand.ts';
+import { scratchDatabase } from '../testing/scratchDatabase.ts';
 
 // D28, who wrote what: every kind that writes an update log records its command's actor in each
 // record, and the agent_read views show it. The commands go in as messages of the log (decoded as
@@ -18,18 +18,7 @@ const CH = '01900000-0000-7000-8000-0000000000c1';
 const TOPICS = { commands: 'c', audit: 'audit', stockZero: 'stock-zero', stockRestored: 'stock-restored' };
 const LOG_VIEWS = ['product_update_logs', 'inventory_update_logs', 'order_line_master_update_logs'] as const;
 
-let pool: Pool;
-const name = `proj_actor_${randomUUID().slice(0, 8)}`;
-beforeAll(async () => {
-  pool = createPool({
-    connectionString: await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, inject('templateDatabase')),
-    max: 2,
-  });
-});
-afterAll(async () => {
-  await pool?.end();
-  await dropDatabase(inject('adminDatabaseUrl'), name);
-});
+const db = scratchDatabase('proj_actor', 2);
 
 const decode = createCommandDecoder(new SchemaRegistry());
 let n = 0;
@@ -52,7 +41,7 @@ async function apply(kind: string, payload: unknown, actor: string | undefined, 
   };
   const decoded = decode(Buffer.from(JSON.stringify(envelope)));
   if (!decoded.ok) throw new Error(decoded.error);
-  const outcome = await withTransaction(pool, (tx) =>
+  const outcome = await withTransaction(db.pool, (tx) =>
     applyCommand(tx, decoded.command, { topic: 'c', partition: 0, offset: String(n) }, { sideEffects: { topics: TOPICS } }),
   );
   expect(outcome).toBe('applied');
@@ -125,13 +114,13 @@ async function actorsByCommand(): Promise<{ views: Map<string, string[]>; tables
   };
   const views = new Map<string, string[]>();
   const tables = new Map<string, string[]>();
-  await withTransaction(pool, async (tx) => {
+  await withTransaction(db.pool, async (tx) => {
     await tx.query('SET LOCAL ROLE agent_reader');
     for (const v of LOG_VIEWS)
       collect((await tx.query(`SELECT command_id, actor FROM agent_read.${v} WHERE shop = $1 ORDER BY log_seq`, [SHOP])).rows, views);
   });
   for (const t of ['public.product_update_logs', 'sot.inventory_update_logs', 'public.order_line_master_update_logs'])
-    collect((await pool.query(`SELECT command_id, actor FROM ${t} WHERE shop = $1 ORDER BY log_seq`, [SHOP])).rows, tables);
+    collect((await db.pool.query(`SELECT command_id, actor FROM ${t} WHERE shop = $1 ORDER BY log_seq`, [SHOP])).rows, tables);
   return { views, tables };
 }
 
@@ -165,7 +154,7 @@ describe('the actor of every update-log record (D28)', () => {
   });
 
   it('the stock events of a write name its actor in ce_actor, as stored in the outbox', async () => {
-    const { rows } = await pool.query<{ command_id: string; topic: string; actor: string }>(
+    const { rows } = await db.pool.query<{ command_id: string; topic: string; actor: string }>(
       `SELECT command_id, topic, headers->>'ce_actor' AS actor FROM agent_runtime.outbox
         WHERE command_id = ANY($1::uuid[]) AND topic <> 'audit' ORDER BY id`,
       [[keyed.availableSet, keyed.levels, platform.availableSet, platform.levels]],

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, inject } from 'vitest';
-import { createDatabaseFromTemplate, createPool, dropDatabase, withTransaction, type Pool } from '@ingest/db';
+import { expect } from 'vitest';
+import { withTransaction, type Pool } from '@ingest/db';
+import { scratchDatabase } from './scratchDatabase.ts';
 import { productId, type InventoryCommand, type LocationRef } from '@ingest/domain';
 import { projectInventory } from '../src/inventory/projectInventory.ts';
 
@@ -30,21 +30,16 @@ export interface Databases {
 
 /** Two databases copied from the migrated template for the calling test file, dropped after it. */
 export function twoDatabases(prefix: string): Databases {
-  const dbs = {} as Databases;
-  const names = [`${prefix}_dec_${randomUUID().slice(0, 8)}`, `${prefix}_set_${randomUUID().slice(0, 8)}`];
-  beforeAll(async () => {
-    const [a, b] = await Promise.all(
-      names.map((n) => createDatabaseFromTemplate(inject('adminDatabaseUrl'), n, inject('templateDatabase'))),
-    );
-    dbs.decider = createPool({ connectionString: a!, max: 1 });
-    dbs.setBased = createPool({ connectionString: b!, max: 1 });
-  });
-  afterAll(async () => {
-    await dbs.decider?.end();
-    await dbs.setBased?.end();
-    for (const n of names) await dropDatabase(inject('adminDatabaseUrl'), n);
-  });
-  return dbs;
+  const decider = scratchDatabase(`${prefix}_dec`);
+  const setBased = scratchDatabase(`${prefix}_set`);
+  return {
+    get decider() {
+      return decider.pool;
+    },
+    get setBased() {
+      return setBased.pool;
+    },
+  };
 }
 
 const TABLES = [

@@ -21,6 +21,14 @@ export interface OutboxInsert {
   log_table: string | null;
 }
 
+/** Inserts the rows given as a JSON array in parameter `param`; an event already there is kept. */
+const insertRows = (param: string): string =>
+  `INSERT INTO agent_runtime.outbox (event_id, topic, message_key, headers, payload, command_id, log_table)
+   SELECT event_id, topic, message_key, headers, payload, command_id, log_table
+     FROM jsonb_to_recordset(${param}::jsonb) AS x(event_id uuid, topic text, message_key text, headers jsonb,
+          payload jsonb, command_id uuid, log_table text)
+   ON CONFLICT (event_id) DO NOTHING RETURNING 1`;
+
 /**
  * A projected command's side effects in one statement (two round trips before): its outbox rows (D5;
  * an event already there is kept) and its stored reply (D6, as commandResults.store), each with its
@@ -28,13 +36,7 @@ export interface OutboxInsert {
  */
 export async function storeOutcome(q: Queryable, c: CommandRef, reply: StoredAnswer, rows: OutboxInsert[]): Promise<void> {
   await q.query(
-    `WITH ins AS (
-       INSERT INTO agent_runtime.outbox (event_id, topic, message_key, headers, payload, command_id, log_table)
-       SELECT event_id, topic, message_key, headers, payload, command_id, log_table
-         FROM jsonb_to_recordset($6::jsonb) AS x(event_id uuid, topic text, message_key text, headers jsonb,
-              payload jsonb, command_id uuid, log_table text)
-       ON CONFLICT (event_id) DO NOTHING RETURNING 1
-     ), r AS (${RESULT_SQL})
+    `WITH ins AS (${insertRows('$6')}), r AS (${RESULT_SQL})
      SELECT (SELECT pg_notify('outbox', '') WHERE EXISTS (SELECT 1 FROM ins)),
             (SELECT pg_notify('command_results', $1::text) FROM r)`,
     [...resultParams(c, reply), JSON.stringify(rows)],
@@ -48,12 +50,7 @@ export async function storeOutcome(q: Queryable, c: CommandRef, reply: StoredAns
 export async function storeEvents(q: Queryable, rows: OutboxInsert[]): Promise<void> {
   if (rows.length === 0) return;
   await q.query(
-    `WITH ins AS (
-       INSERT INTO agent_runtime.outbox (event_id, topic, message_key, headers, payload, command_id, log_table)
-       SELECT event_id, topic, message_key, headers, payload, command_id, log_table
-         FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, topic text, message_key text, headers jsonb,
-              payload jsonb, command_id uuid, log_table text)
-       ON CONFLICT (event_id) DO NOTHING RETURNING 1)
+    `WITH ins AS (${insertRows('$1')})
      SELECT pg_notify('outbox', '') WHERE EXISTS (SELECT 1 FROM ins)`,
     [JSON.stringify(rows)],
   );

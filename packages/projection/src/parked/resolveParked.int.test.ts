@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SchemaRegistry } from '@ingest/contracts';
-import { createDatabaseFromTemplate, createPool, dropDatabase, parkedCommands, type Pool } from '@ingest/db';
+import { parkedCommands } from '@ingest/db';
 import { retryParked, skipParked } from './resolveParked.ts';
+import { scratchDatabase } from '../../testing/scratchDatabase.ts';
 
 // D2 through an operator's retry: a shop's parked commands are applied in log order, that is by
 // (partition, offset) as numbers. Offsets whose decimal digits differ in number (9 and 10, 99 and
@@ -10,20 +11,9 @@ import { retryParked, skipParked } from './resolveParked.ts';
 const TOPIC = 'resolve-parked.commands';
 const TOPICS = { commands: TOPIC, audit: 'audit', stockZero: 'stock-zero', stockRestored: 'stock-restored' };
 
-let pool: Pool;
-const name = `proj_parked_${randomUUID().slice(0, 8)}`;
-beforeAll(async () => {
-  pool = createPool({
-    connectionString: await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, inject('templateDatabase')),
-    max: 2,
-  });
-});
-afterAll(async () => {
-  await pool?.end();
-  await dropDatabase(inject('adminDatabaseUrl'), name);
-});
+const db = scratchDatabase('proj_parked', 2);
 
-const deps = () => ({ pool, schemas: new SchemaRegistry(), topics: TOPICS });
+const deps = () => ({ pool: db.pool, schemas: new SchemaRegistry(), topics: TOPICS });
 let n = 0;
 
 /** Parks a command of `shop` at `offset` of partition 0 (the first one failed, the others behind it); returns its id. */
@@ -33,7 +23,7 @@ async function parkAt(shop: string, offset: number, kind: string, payload: unkno
   const hex = ms.toString(16).padStart(12, '0');
   const command_id = `${hex.slice(0, 8)}-${hex.slice(8)}-7000-8000-${String(n).padStart(12, '0')}`;
   const envelope = { command_id, kind, shop, received_at: new Date(ms).toISOString(), source: { endpoint: '/test' }, payload };
-  await parkedCommands.park(pool, {
+  await parkedCommands.park(db.pool, {
     command_id,
     shop,
     kind,
@@ -57,7 +47,7 @@ describe('resolving parked commands (D2: in log order)', () => {
 
     const again = await retryParked(deps(), poison, { actor: 'platform' });
     expect(again).toMatchObject({ applied: [], failed: { command_id: poison }, remaining: 2 });
-    expect(await parkedCommands.shopOfOpen(pool, behind)).toBe(shop);
+    expect(await parkedCommands.shopOfOpen(db.pool, behind)).toBe(shop);
   });
 
   it('a retry applies the commands behind a skipped head by their offsets as numbers (98, 99, 100, 1000)', async () => {
@@ -68,7 +58,7 @@ describe('resolving parked commands (D2: in log order)', () => {
 
     const skipped = await skipParked(deps(), poison, { actor: 'platform', reason: 'bad date' });
     expect(skipped).toMatchObject({ applied: behind, failed: null, remaining: 0 });
-    const { rows } = await pool.query(`SELECT product_name FROM public.products WHERE shop = $1 AND barcode = 'B1'`, [shop]);
+    const { rows } = await db.pool.query(`SELECT product_name FROM public.products WHERE shop = $1 AND barcode = 'B1'`, [shop]);
     expect(rows).toEqual([{ product_name: 'at 1000' }]);
   });
 });

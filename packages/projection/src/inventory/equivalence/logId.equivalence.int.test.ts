@@ -1,23 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDatabaseFromTemplate, createPool, dropDatabase, type Pool } from '@ingest/db';
+import { describe, expect, it } from 'vitest';
 import { logId } from '@ingest/domain';
+import { scratchDatabase } from '../../../testing/scratchDatabase.ts';
 
 // The set-based statements (snapshot/snapshotSet.ts, store/levelWrites.ts) derive their update-log
 // ids inside PostgreSQL; the deciders with ids.ts logId. Both must give the same ids (D3).
-let pool: Pool;
-const name = `setb_logid_${randomUUID().slice(0, 8)}`;
-
-beforeAll(async () => {
-  pool = createPool({
-    connectionString: await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, inject('templateDatabase')),
-    max: 1,
-  });
-});
-afterAll(async () => {
-  await pool?.end();
-  await dropDatabase(inject('adminDatabaseUrl'), name);
-});
+const db = scratchDatabase('setb_logid', 1);
 
 describe('set-based log ids', () => {
   it('agent_runtime.log_id derives the ids of ids.ts logId (D3)', async () => {
@@ -27,7 +14,7 @@ describe('set-based log ids', () => {
       ['01900000-0000-7000-8000-000000000001', 262_200],
     ] as const;
     for (const [c, n] of ids) {
-      const { rows: r } = await pool.query<{ id: string }>('SELECT agent_runtime.log_id($1, $2)::text AS id', [c, n]);
+      const { rows: r } = await db.pool.query<{ id: string }>('SELECT agent_runtime.log_id($1, $2)::text AS id', [c, n]);
       expect(r[0]!.id).toBe(logId(c, n));
     }
   });
