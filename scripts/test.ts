@@ -20,7 +20,9 @@ const vitest = (project: string, report = project): string[] => [
 ];
 const steps: Array<[string, string, string[]]> = [
   ['generated types are fresh', process.execPath, [join(REPO_ROOT, 'scripts/gen-types.ts'), '--check']],
-  ['typecheck', bin('tsc'), ['-p', 'tsconfig.json']],
+  // TypeScript 7, the native compiler: the same checks in 2 s instead of 7-13 s. typescript-eslint
+  // and the mutation checker still use the JavaScript compiler (`typescript`, 5.9), whose API they need.
+  ['typecheck', process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript-go', 'bin', 'tsc'), '-p', 'tsconfig.json']],
   ['lint', bin('eslint'), ['.']],
   // One formatting for every TypeScript/JavaScript file (.prettierrc.json; `npm run format` fixes it).
   ['format', bin('prettier'), ['--check', '.', '--log-level', 'warn']],

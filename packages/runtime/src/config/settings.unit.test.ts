@@ -189,5 +189,6 @@ describe('--help and the settings table of docs/operations.md', () => {
     expect(bad.stderr).toContain(
       'ingest gateway: cannot start, 2 settings are wrong:\n  - PORT must be an integer from 0 to 65535 (got "abc")\n  - BODY_TIMEOUT must be',
     );
-  });
+    // Two Node processes that each load the gateway: about 1.5 s alone, several times that on a busy machine.
+  }, 30_000);
 });
