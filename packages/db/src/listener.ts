@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { retry } from '@ingest/runtime';
 
 export interface ListenerLog {
   info(obj: object, msg: string): void;
@@ -43,46 +44,28 @@ export function createListener(opts: ListenerOptions): Listener {
   const pingEvery = opts.pingEveryMs ?? 5000;
   const channels = new Map<string, Set<(payload: string) => void>>();
   const connectHooks = new Set<() => void>();
+  const closing = new AbortController();
   let client: pg.Client | null = null;
-  let closed = false;
-  let backoff = minBackoff;
-  let retryTimer: NodeJS.Timeout | null = null;
   let pingTimer: NodeJS.Timeout | null = null;
-  let failures = 0;
+  let reconnecting = false;
 
   const dropped = new WeakSet<pg.Client>();
   const drop = (c: pg.Client, err: unknown): void => {
     if (dropped.has(c)) return; // 'error' and 'end' both come for one loss
     dropped.add(c);
-    const wasConnected = client === c;
-    if (wasConnected) {
-      client = null;
-      if (pingTimer) clearInterval(pingTimer);
-      pingTimer = null;
-    }
     c.removeAllListeners('notification');
     void c.end().catch(() => {});
-    if (closed) return;
-    failures += 1;
-    // One line when the connection is lost, then one every 10 failed attempts: an outage is not a log flood.
-    if (wasConnected || failures % 10 === 1)
-      opts.log?.warn({ err, attempt: failures, retryInMs: backoff }, 'LISTEN connection lost; reconnecting');
-    schedule();
+    if (client !== c) return; // one that never got to serve: its connect() fails and is retried
+    client = null;
+    if (pingTimer) clearInterval(pingTimer);
+    pingTimer = null;
+    if (closing.signal.aborted) return;
+    opts.log?.warn({ err }, 'LISTEN connection lost; reconnecting');
+    reconnect();
   };
 
-  const schedule = (): void => {
-    if (closed || retryTimer) return;
-    const delay = backoff / 2 + Math.random() * (backoff / 2);
-    backoff = Math.min(maxBackoff, backoff * 2);
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      void connect();
-    }, delay);
-    retryTimer.unref();
-  };
-
-  const connect = async (): Promise<void> => {
-    if (closed) return;
+  /** One connection with every channel LISTENed, or it throws. */
+  const connectOnce = async (): Promise<pg.Client> => {
     const c = new pg.Client({
       connectionString: opts.connectionString,
       application_name: opts.applicationName ?? 'ingest-listener',
@@ -100,26 +83,49 @@ export function createListener(opts: ListenerOptions): Listener {
     try {
       await c.connect();
       for (const channel of channels.keys()) await c.query(`LISTEN ${quoteIdent(channel)}`);
+      return c;
     } catch (err) {
       drop(c, err);
-      return;
+      throw err;
     }
-    if (closed) {
-      void c.end().catch(() => {});
-      return;
-    }
-    client = c;
-    if (failures > 0) opts.log?.info({ attempts: failures }, 'LISTEN connection restored');
-    failures = 0;
-    backoff = minBackoff;
-    pingTimer = setInterval(() => {
-      const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('ping timed out')), pingEvery).unref());
-      Promise.race([c.query('SELECT 1'), timeout]).catch((err: unknown) => drop(c, err));
-    }, pingEvery);
-    pingTimer.unref();
-    for (const hook of connectHooks) hook();
   };
-  void connect();
+
+  // It never gives up: every failure waits twice as long as the one before (from min to max,
+  // with jitter), on the retry every process loop uses (packages/runtime retry.ts).
+  const reconnect = (): void => {
+    if (reconnecting || closing.signal.aborted) return;
+    reconnecting = true;
+    let failures = 0;
+    const attempt = retry(connectOnce, {
+      classify: () => 'connect',
+      backoff: (n) => {
+        const ms = Math.min(maxBackoff, minBackoff * 2 ** (n - 1));
+        return ms / 2 + Math.random() * (ms / 2);
+      },
+      signal: closing.signal,
+      // One line per 10 failed attempts: an outage is not a log flood.
+      onRetry: ({ err, attempt: n, delayMs }) => {
+        failures = n;
+        if (n % 10 === 1) opts.log?.warn({ err, attempt: n, retryInMs: Math.round(delayMs ?? 0) }, 'LISTEN connection failed; retrying');
+      },
+    });
+    attempt.then(
+      (c) => {
+        reconnecting = false;
+        if (closing.signal.aborted) return void c.end().catch(() => {});
+        client = c;
+        if (failures > 0) opts.log?.info({ attempts: failures }, 'LISTEN connection restored');
+        pingTimer = setInterval(() => {
+          const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('ping timed out')), pingEvery).unref());
+          Promise.race([c.query('SELECT 1'), timeout]).catch((err: unknown) => drop(c, err));
+        }, pingEvery);
+        pingTimer.unref();
+        for (const hook of connectHooks) hook();
+      },
+      () => void (reconnecting = false), // closed while retrying
+    );
+  };
+  reconnect();
 
   return {
     subscribe(channel, fn) {
@@ -140,8 +146,7 @@ export function createListener(opts: ListenerOptions): Listener {
     },
     connected: () => client !== null,
     close: async () => {
-      closed = true;
-      if (retryTimer) clearTimeout(retryTimer);
+      closing.abort(new Error('listener closed'));
       if (pingTimer) clearInterval(pingTimer);
       const c = client;
       client = null;
