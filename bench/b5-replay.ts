@@ -17,18 +17,9 @@ import { compareReadModels, replayCommandLog } from '@ingest/operator';
 import { startProjector } from '@ingest/projector';
 import { createRegistry } from '@ingest/runtime';
 import { silentLogger } from '@ingest/runtime/testing';
-import {
-  availableDeltaCommand,
-  levelsAbsoluteCommand,
-  orderLinesCommand,
-  orderRow,
-  productsUpsertCommand,
-  registerChannelsCommand,
-  registerLocationsCommand,
-  snapshotCommand,
-} from './lib/commands.ts';
+import { B5_MIX, mixedCommands, take } from './lib/commandMix.ts';
 import { createBenchDatabase, observedPool, type ObservedPool } from './lib/db.ts';
-import { round, say, sleep, uuidv7 } from './lib/util.ts';
+import { round, say, sleep } from './lib/util.ts';
 
 // The same TLS/SASL settings as the services, for a KAFKA_BROKERS cluster that needs them.
 const kafkaSecurity = readKafkaSecurity(process.env);
@@ -91,107 +82,8 @@ export interface B5Result {
   differing_tables: string[];
 }
 
-/** A small mixed log: per shop its registry and catalogue first, then the endpoints' commands in turn. */
-function buildLog(s: B5Settings): Command[] {
-  const setup: Command[] = [];
-  const rest: Command[][] = [];
-  for (let i = 0; i < s.shops; i++) {
-    const shop = `bench-replay-${i}.myshop.example`;
-    const locations = [uuidv7(), uuidv7()];
-    const channel = uuidv7();
-    const barcode = (k: number) => `45${String(i).padStart(3, '0')}${String(k).padStart(8, '0')}`;
-    setup.push(
-      registerLocationsCommand(
-        shop,
-        locations.map((id, k) => ({ location_id: id, name: `R${i}-${k}` })),
-      ),
-    );
-    setup.push(registerChannelsCommand(shop, [{ channel_id: channel, name: 'web' }]));
-    setup.push(
-      productsUpsertCommand(
-        shop,
-        Array.from({ length: 50 }, (_, k) => ({ barcode: barcode(k), product_name: `Replay ${i}/${k}`, current_price: 100 + k })),
-      ),
-    );
-    rest.push([]);
-    const per = Math.ceil((s.commands - 3 * s.shops) / s.shops);
-    for (let n = 0; n < per; n++) {
-      const k0 = (n * 7) % 30;
-      const loc = locations[n % 2]!;
-      const out = rest[i]!;
-      switch (n % 5) {
-        case 0:
-          out.push(
-            productsUpsertCommand(
-              shop,
-              Array.from({ length: 5 }, (_, k) => ({
-                barcode: barcode(k0 + k),
-                product_name: `Replay ${i}/${k0 + k}`,
-                current_price: 100 + n + k,
-              })),
-            ),
-          );
-          break;
-        case 1:
-          out.push(
-            snapshotCommand(
-              shop,
-              loc,
-              Array.from({ length: 20 }, (_, k) => ({
-                barcode: barcode(k0 + (k % 10)),
-                on_hand_qty: (n + k) % 9,
-                available_qty: (n + k) % 7,
-              })),
-            ),
-          );
-          break;
-        case 2:
-          out.push(
-            availableDeltaCommand(
-              shop,
-              loc,
-              Array.from({ length: 5 }, (_, k) => ({ barcode: barcode(k0 + k), available_delta: ((n + k) % 5) - 2 })),
-            ),
-          );
-          break;
-        case 3:
-          out.push(
-            levelsAbsoluteCommand(
-              shop,
-              Array.from({ length: 10 }, (_, k) => ({
-                barcode: barcode(k0 + k),
-                location_id: locations[k % 2]!,
-                on_hand_qty: (n * k) % 11,
-                available_qty: (n * k) % 11,
-              })),
-            ),
-          );
-          break;
-        default:
-          out.push(
-            orderLinesCommand(
-              shop,
-              Array.from({ length: 10 }, (_, k) =>
-                orderRow(
-                  { transaction_id: `T${n % 60}`, line: k + 1 },
-                  { barcode: barcode(k0 + k), channel_id: channel, location_id: loc },
-                  `c${n}`,
-                ),
-              ),
-            ),
-          );
-      }
-    }
-  }
-  // Interleave the shops, as concurrent clients would.
-  const interleaved: Command[] = [];
-  for (let n = 0; rest.some((r) => n < r.length); n++)
-    for (const r of rest) {
-      const c = r[n];
-      if (c) interleaved.push(c);
-    }
-  return [...setup, ...interleaved].slice(0, s.commands);
-}
+/** A small mixed log (bench/lib/commandMix.ts): per shop its registry and catalogue, then the endpoints' commands in turn. */
+const buildLog = (s: B5Settings): Command[] => take(mixedCommands({ ...B5_MIX, shops: s.shops }), s.commands);
 
 /** The command as the gateway hands it to the command log. */
 const envelope = (c: Command) => c as unknown as CommandEnvelopeLike;

@@ -3,6 +3,8 @@ import type { B1KindResult, B1Result } from './b1-apply.ts';
 import type { B2Result, LoadResult } from './b2-gateway.ts';
 import type { B4Result } from './b4-e2e.ts';
 import type { B5Result } from './b5-replay.ts';
+import type { B9Result } from './b9-replay-scale.ts';
+import { b9Markdown } from './b9-report.ts';
 import type { B6Result } from './b6-e2e.ts';
 import type { B7Result } from './b7-fair.ts';
 import type { B8Result } from './b8-scale.ts';
@@ -30,6 +32,7 @@ export interface Results {
     | null;
   B2: B2Result | null;
   B5: B5Result | null;
+  B9?: B9Result | null;
   B6?: B6Result | null;
   B4?: B4Result | null;
   B7?: B7Result | null;
@@ -93,6 +96,23 @@ export function targetsOf(r: Results): Target[] {
     t('B2', 'gateway (stub ports) / parse floor, req/s at 4 concurrent', r.B2?.ratio_stub, '>= 0.6', (v) => v >= 0.6),
     t('B2', 'gateway event-loop delay p99 (ms) at 4 concurrent max-size bodies', r.B2?.event_loop_p99_ms, '< 50', (v) => v < 50),
     t('B5', 'replay / live projection, commands/s', r.B5?.ratio, '>= 1.0', (v) => v >= 1.0),
+    t('B9', 'replay of the whole log / live on a slice, commands/s', r.B9?.ratio, '>= 2.0', (v) => v >= 2.0),
+    t('B9', 'replay RSS max after warm-up (MB)', r.B9?.replay.rss_mb.max, '<= 512', (v) => v <= 512),
+    t('B9', 'replay RSS slope after warm-up (MB per 100k commands)', r.B9?.replay.rss_mb.slope_mb_per_100k_commands, '<= 2', (v) => v <= 2),
+    t(
+      'B9',
+      'resume: commands done again after SIGKILL',
+      r.B9?.resume.redone_commands,
+      '<= one batch per partition',
+      (v) => v <= (r.B9?.resume.one_batch_per_partition ?? 0),
+    ),
+    t(
+      'B9',
+      'killed + resumed replay identical to the straight one',
+      r.B9 ? (r.B9.verify.identical ? 1 : 0) : undefined,
+      '= 1 (true)',
+      (v) => v === 1,
+    ),
     t('B6', 'pipeline / direct-write peer, lines/s at saturation, 1 shop', b6?.ratio_1_shop ?? undefined, '>= 1.0', (v) => v >= 1.0),
     t('B6', 'pipeline / direct-write peer, lines/s at saturation, 4 shops', b6?.ratio_4_shops ?? undefined, '>= 0.9', (v) => v >= 0.9),
     t(
@@ -309,6 +329,7 @@ export function renderMarkdown(r: Results): string {
       L.push('| top self time | % |', '|---|---:|', ...b.gateway_profile.top_self.map((x) => `| \`${x.fn}\` | ${fmt(x.pct)} |`), '');
     }
   }
+  if (r.B9) L.push(...b9Markdown(r.B9));
   if (r.B5) {
     const b = r.B5;
     L.push('## B5 replay', '');

@@ -12,6 +12,7 @@ import { runB1, type B1Parts, type B1Result } from './b1-apply.ts';
 import { runB2, type B2Result } from './b2-gateway.ts';
 import { runB4, type B4Result } from './b4-e2e.ts';
 import { runB5, type B5Result } from './b5-replay.ts';
+import { runB9, type B9Result } from './b9-replay-scale.ts';
 import { runB6, type B6Result } from './b6-e2e.ts';
 import { runB7, type B7Result } from './b7-fair.ts';
 import { runB8, type B8Result } from './b8-scale.ts';
@@ -63,6 +64,18 @@ const settings = {
     partitions: envInt(env, 'BENCH_B5_PARTITIONS', 3, 1),
     live_partitions_concurrently: 3,
     replay_batch_size: envInt(env, 'BENCH_B5_REPLAY_BATCH', 500, 1),
+  },
+  // B9 (BENCH_ONLY=b9, not in the default set: about 20 minutes for a million commands).
+  b9: {
+    commands: envInt(env, 'BENCH_B9_COMMANDS', quick ? 50_000 : 1_000_000, 1_000),
+    live_commands: envInt(env, 'BENCH_B9_LIVE_COMMANDS', quick ? 5_000 : 30_000, 100),
+    shops: envInt(env, 'BENCH_B9_SHOPS', 60, 1),
+    locations: envInt(env, 'BENCH_B9_LOCATIONS', 4, 1),
+    products: envInt(env, 'BENCH_B9_PRODUCTS', 500, 21),
+    partitions: envInt(env, 'BENCH_B9_PARTITIONS', 3, 1),
+    replay_batch: envInt(env, 'BENCH_B9_REPLAY_BATCH', 500, 1),
+    replay_concurrency: envInt(env, 'BENCH_B9_REPLAY_CONCURRENCY', 3, 1),
+    kill_at_fraction: 0.5,
   },
   b4: {
     fractions: [0.25, 0.5, 0.75, 1.0],
@@ -146,6 +159,7 @@ let kafka: AcquiredKafka | null = null;
 let b1: B1Result | undefined;
 let b2: B2Result | undefined;
 let b5: B5Result | undefined;
+let b9: B9Result | undefined;
 let b6: B6Result | undefined;
 let property: PropertyRun | undefined;
 let b4: B4Result | undefined;
@@ -174,7 +188,14 @@ try {
 
   if (b1Parts) property = longPropertyRun(quick ? 50 : envInt(env, 'BENCH_PROPERTY_RUNS', 400, 1));
 
-  if (only.has('b5') || only.has('b6') || only.has('b4') || only.has('b7') || (only.has('b2') && settings.b2_through_kafka)) {
+  if (
+    only.has('b5') ||
+    only.has('b9') ||
+    only.has('b6') ||
+    only.has('b4') ||
+    only.has('b7') ||
+    (only.has('b2') && settings.b2_through_kafka)
+  ) {
     kafka = await acquireKafka({ dataDir: join(REPO_ROOT, '.data', 'kafka-bench'), log: (m) => say(`kafka: ${m}`) });
     say(`kafka ${kafka.brokers.join(',')} (${kafka.source})`);
   }
@@ -207,6 +228,15 @@ try {
     } catch (err) {
       errors['B5'] = err instanceof Error ? (err.stack ?? err.message) : String(err);
       say(`B5 failed: ${errors['B5']}`);
+    }
+  }
+
+  if (only.has('b9') && kafka) {
+    try {
+      b9 = await runB9(settings.b9, kafka.brokers, id);
+    } catch (err) {
+      errors['B9'] = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      say(`B9 failed: ${errors['B9']}`);
     }
   }
 
@@ -291,6 +321,7 @@ const results = {
   B1: b1 ? b1Summary(b1) : null,
   B2: b2 ? { ...b2 } : null,
   B5: b5 ? { ...b5 } : null,
+  B9: b9 ? { ...b9 } : null,
   B6: b6 ? { ...b6 } : null,
   B4: b4 ? { ...b4 } : null,
   B7: b7 ? { ...b7 } : null,
@@ -299,7 +330,7 @@ const results = {
 };
 // Benches not selected by BENCH_ONLY keep their earlier figures (a smoke run into BENCH_RESULTS_DIR too).
 const carried: Record<string, { commit: string; date: string }> = {};
-for (const key of ['B1', 'B2', 'B5', 'B6', 'B4', 'B7', 'B8'] as const) {
+for (const key of ['B1', 'B2', 'B5', 'B9', 'B6', 'B4', 'B7', 'B8'] as const) {
   const earlier = previous?.[key];
   if (only.has(key.toLowerCase()) || (key === 'B1' && b1Parts) || earlier == null) continue;
   (results as Record<string, unknown>)[key] = earlier;
