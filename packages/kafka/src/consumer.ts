@@ -60,8 +60,13 @@ export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<
     // A crash of the consumer (a lost broker, a failed rejoin) restarts it, whatever the error:
     // a process that stays up but consumes nothing is the worst of both.
     retry: { initialRetryTime: 300, retries: 10, maxRetryTime: 5000, restartOnFailure: async () => true },
-    maxBytesPerPartition: 64 * 1024 * 1024,
-    maxBytes: 128 * 1024 * 1024,
+    // What one fetch may bring: it is decompressed and decoded whole, so it bounds the consumer's
+    // memory while it catches up (a replay, a projector back from an outage). 128 MB fetches of
+    // gzipped commands held the replay at 650 MB RSS (bench B9). A command larger than the limit
+    // still comes whole: since KIP-74 the broker returns the first record batch even if it is
+    // larger (the limits are soft).
+    maxBytesPerPartition: 1024 * 1024,
+    maxBytes: 10 * 1024 * 1024,
     allowAutoTopicCreation: false,
     ...(opts.maxWaitTimeMs === undefined ? {} : { maxWaitTimeInMs: opts.maxWaitTimeMs }),
   });

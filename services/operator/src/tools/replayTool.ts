@@ -61,7 +61,8 @@ export async function replayTool(args: string[], env: NodeJS.ProcessEnv, opts: R
   const concurrency = setting(env, 'REPLAY_CONCURRENCY');
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   // Progress as metrics too, for dashboards: REPLAY_METRICS_PORT serves /metrics while the replay runs.
-  const registry = createRegistry();
+  // With the process's own (memory, event loop, CPU): a replay of a long log runs for hours.
+  const registry = createRegistry({ defaultMetrics: true });
   const gauge = (name: string, help: string) => new Gauge({ name, help, registers: [registry] });
   const metrics = {
     done: gauge('replay_commands_done', 'Commands replayed so far in this run'),
