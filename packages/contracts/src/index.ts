@@ -1,5 +1,5 @@
 export * from './types.ts';
-export { SchemaRegistry, describeFirstError, pointerToPath, SCHEMAS_DIR } from './validation.ts';
+export { SchemaRegistry, describeFirstError, pointerToPath, SCHEMAS_DIR, SCHEMA_GROUPS } from './validation.ts';
 export type { SchemaName, Validator, ValidationFailure } from './validation.ts';
 export {
   readSchemaFiles,
