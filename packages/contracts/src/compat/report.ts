@@ -7,7 +7,7 @@ const NEW_API_VERSION = 'or serve the new shape under a new API version path bes
 const NEW_EVENT_VERSION =
   'or publish a new event version beside this one (a new schemas/events file, event type and topic, `.v2`), and retire the old one in a later release';
 const STRICTER =
-  'if the gateway already refused it and only the description catches up, declare it in docs/changelog.md: `- Stricter request description: `METHOD /path`: what and why`';
+  'if the gateway already refused it and only the description catches up, declare it under Unreleased in docs/changelog.md: "- Stricter request description: `METHOD /path`: what, and why it was already refused"';
 
 /** Why a change breaks who reads it, and what to do instead: by rule, then by reader. */
 const ADVICE: Record<RuleId, Partial<Record<Role | 'any', string>>> = {
@@ -28,7 +28,7 @@ const ADVICE: Record<RuleId, Partial<Record<Role | 'any', string>>> = {
       'the commands already in the log do not carry it and a replay reads them (D26): keep it optional, with a default for old commands',
   },
   'operation-removed': {
-    any: 'clients call it: keep serving it (mark it `deprecated`) beside its successor, and remove it in a later release with `- Breaking: `METHOD /path` … `successor`` in docs/changelog.md',
+    any: 'clients call it: keep serving it (mark it `deprecated`) beside its successor, and remove it in a later release, declared in docs/changelog.md as "- Breaking: `METHOD /path` … `successor`"',
   },
   'status-removed': { any: `clients handle it: keep it documented while the gateway can answer it, ${NEW_API_VERSION}` },
   'media-type-removed': {
@@ -39,17 +39,17 @@ const ADVICE: Record<RuleId, Partial<Record<Role | 'any', string>>> = {
     any: `clients that authenticate this way would be refused with 401 or 403: keep accepting it, ${NEW_API_VERSION}; ${STRICTER}`,
   },
   'topic-removed': {
-    any: 'consumers subscribe to it: keep publishing it beside its successor, and retire it in a later release with `- Breaking: `<topic>` … `<successor topic>`` in docs/changelog.md',
+    any: 'consumers subscribe to it: keep publishing it beside its successor, and retire it in a later release, declared in docs/changelog.md as "- Breaking: `<topic>` … `<successor topic>`"',
   },
   'topic-renamed': {
-    any: 'consumers subscribe by name: keep the topic; a new name is a new topic version published beside it (`.v2`), the old one retired in a later release',
+    any: 'consumers subscribe by name: keep the topic (the default names are the *_TOPIC settings of packages/runtime/src/config/catalog.ts); a new name is a new topic version published beside it (`.v2`), the old one retired in a later release',
   },
   'message-removed': { any: `consumers of the topic read it: keep publishing it, ${NEW_EVENT_VERSION}` },
   'key-changed': {
     any: "consumers rely on the key for each shop's order (D2, D18): keep it; another key is a new topic version published beside this one",
   },
   'schema-removed': {
-    any: 'events name it in `ce_dataschema` (D18) and clients may `$ref` it: keep serving it, or retire it in a later release with `- Breaking: `<file>` … `<successor>`` in docs/changelog.md',
+    any: 'events name it in `ce_dataschema` (D18) and clients may `$ref` it: keep serving it, or retire it in a later release, declared in docs/changelog.md as "- Breaking: `<file>` … `<successor>`"',
   },
 };
 
