@@ -1,4 +1,4 @@
-// `npm test`: generated types fresh, typecheck, lint, format, import rules and the unit tests, one after
+// `npm test`: generated types and published contracts fresh (the contracts compatible with the last release), typecheck, lint, format, import rules and the unit tests, one after
 // the other, and beside them the integration tests against the real Kafka broker and PostgreSQL
 // (started by the integration tier's global setup if needed).
 import { spawn, spawnSync } from 'node:child_process';
@@ -20,6 +20,9 @@ const vitest = (project: string, report = project): string[] => [
 ];
 const steps: Array<[string, string, string[]]> = [
   ['generated types are fresh', process.execPath, [join(REPO_ROOT, 'scripts/gen-types.ts'), '--check']],
+  // schemas/published/ is what the gateway serves, and nothing since the last release breaks a reader
+  // unless docs/changelog.md declares it (docs/api.md#changing-a-published-contract).
+  ['contracts are fresh and compatible with the last release', process.execPath, [join(REPO_ROOT, 'scripts/contracts.ts'), 'check']],
   // TypeScript 7, the native compiler: the same checks in 2 s instead of 7-13 s. typescript-eslint
   // and the mutation checker still use the JavaScript compiler (`typescript`, 5.9), whose API they need.
   ['typecheck', process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript-go', 'bin', 'tsc'), '-p', 'tsconfig.json']],

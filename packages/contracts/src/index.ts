@@ -1,5 +1,5 @@
 export * from './types.ts';
-export { SchemaRegistry, describeFirstError, pointerToPath, SCHEMAS_DIR } from './validation.ts';
+export { SchemaRegistry, describeFirstError, pointerToPath, SCHEMAS_DIR, SCHEMA_GROUPS } from './validation.ts';
 export type { SchemaName, Validator, ValidationFailure } from './validation.ts';
 export {
   readSchemaFiles,
@@ -13,3 +13,9 @@ export {
 export { buildOpenApi, PLANNED, REMOVED_METHODS, type OpenApiOptions } from './openapi.ts';
 export { buildAsyncApi, type AsyncApiOptions, type TopicSpec } from './asyncapi.ts';
 export { ERROR_CODE_HEADER, ERROR_CODES, type ErrorCode } from './errorCodes.ts';
+export { canonicalJson } from './compat/canonicalJson.ts';
+export { checkContracts, compareContracts, type CheckResult } from './compat/check.ts';
+export { baselineProblem, parseDeclarations, promoteUnreleased, releaseDigest } from './compat/changelog.ts';
+export { formatReport, HOW_TO } from './compat/report.ts';
+export { PUBLISHED_DIR, RELEASED_DIR, readDocSet, staleFiles, writeDocSet } from './compat/publishedDir.ts';
+export { RULES, type DocSet, type Finding, type Role, type RuleId } from './compat/types.ts';

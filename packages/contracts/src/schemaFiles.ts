@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { SCHEMAS_DIR, type SchemaName } from './validation.ts';
+import { SCHEMA_GROUPS, SCHEMAS_DIR, type SchemaName } from './validation.ts';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -16,7 +16,7 @@ export interface SchemaFile {
 /** Every JSON Schema under schemas/, read once, in name order. */
 export function readSchemaFiles(dir: string = SCHEMAS_DIR): SchemaFile[] {
   const out: SchemaFile[] = [];
-  for (const group of readdirSync(dir).sort()) {
+  for (const group of SCHEMA_GROUPS.filter((g) => existsSync(join(dir, g)))) {
     for (const file of readdirSync(join(dir, group))
       .filter((f) => f.endsWith('.json'))
       .sort()) {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readSchemaFiles } from './schemaFiles.ts';
 import { describeFirstError, pointerToPath, SchemaRegistry } from './validation.ts';
 
 // The rest of D11's message catalogue, the uuid form a PostgreSQL uuid column takes, and how the
@@ -176,6 +177,15 @@ describe('SchemaRegistry: how schemas/ is read', () => {
   it('only the .json files of a group are schemas: a note beside them is not read', () => {
     const r = new SchemaRegistry(schemasDir({ 'item.json': item, 'README.md': '# not a schema' }));
     expect(r.validator('http/item.json')({ n: 1 }).ok).toBe(true);
+  });
+
+  it('the published contracts beside the groups (schemas/published/) are not read as schemas', () => {
+    const dir = schemasDir({ 'item.json': item });
+    mkdirSync(join(dir, 'published', 'released'), { recursive: true });
+    writeFileSync(join(dir, 'published', 'openapi.json'), JSON.stringify({ openapi: '3.1.0' }));
+    writeFileSync(join(dir, 'published', 'released', 'openapi.json'), JSON.stringify({ openapi: '3.1.0' }));
+    expect(new SchemaRegistry(dir).validator('http/item.json')({ n: 1 }).ok).toBe(true);
+    expect(readSchemaFiles(dir).map((f) => f.name)).toEqual(['http/item.json']);
   });
 
   it('a name no schema has is an error naming it', () => {

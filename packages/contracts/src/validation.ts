@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
@@ -8,8 +8,14 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export const SCHEMAS_DIR = fileURLToPath(new URL('../../../schemas', import.meta.url));
 
+/**
+ * The folders of schemas/ that hold the schemas, in name order; `schemas/published/` holds the
+ * documents built from them as served (docs/api.md#changing-a-published-contract), never read here.
+ */
+export const SCHEMA_GROUPS = ['commands', 'events', 'http'] as const;
+
 /** A schema file under schemas/, e.g. `http/product.json`. */
-export type SchemaName = `${'http' | 'commands' | 'events'}/${string}.json`;
+export type SchemaName = `${(typeof SCHEMA_GROUPS)[number]}/${string}.json`;
 
 export interface ValidationFailure {
   /** Human message in the spec's style: `shop required`, `lines[12].on_hand_qty must be integer`. */
@@ -42,7 +48,7 @@ export class SchemaRegistry {
   constructor(schemasDir: string = SCHEMAS_DIR) {
     this.refusing = createAjv(false);
     this.tolerant = createAjv(true);
-    for (const group of readdirSync(schemasDir)) {
+    for (const group of SCHEMA_GROUPS.filter((g) => existsSync(join(schemasDir, g)))) {
       for (const file of readdirSync(join(schemasDir, group)).filter((f) => f.endsWith('.json'))) {
         const schema = JSON.parse(readFileSync(join(schemasDir, group, file), 'utf8')) as object;
         this.refusing.addSchema(schema);

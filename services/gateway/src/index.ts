@@ -1,5 +1,6 @@
 export { runGateway, readGatewayConfig, type RunningGateway } from './runGateway.ts';
-export { buildApp, type GatewayDeps } from './app.ts';
+export { buildApp, defaultDocs, type GatewayDeps } from './app.ts';
+export { servedContracts, type DocsDeps } from './routes/docs.ts';
 export { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from './config.ts';
 export { createReplyWaiter, type ReplyWaiter } from './commands/replies.ts';
 export { requireAccess, secretMatches, type AccessConfig, type AccessRule } from './edge/auth.ts';

@@ -60,6 +60,38 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/** The OpenAPI document the gateway serves for a public base URL. */
+function openApiAt(deps: DocsDeps, files: SchemaFile[], publicBaseUrl: string): JsonObject {
+  return buildOpenApi({ publicBaseUrl, files, metricsOnApiPort: deps.metricsOnApiPort !== false });
+}
+
+/** The AsyncAPI document the gateway serves for a public base URL. */
+function asyncApiAt(deps: DocsDeps, files: SchemaFile[], publicBaseUrl: string): JsonObject {
+  return buildAsyncApi({
+    publicBaseUrl,
+    files,
+    topics: deps.topics,
+    cloudEvents: { source: CLOUDEVENTS_SOURCE, dataSchemas: EVENT_DATA_SCHEMAS },
+  });
+}
+
+/**
+ * Every contract the gateway serves, by its URL path without the leading slash (`openapi.json`,
+ * `asyncapi.json`, `schemas/events/stock-level-event.json`), built by the functions its routes use:
+ * what `npm run gen` commits to schemas/published/ and `npm test` compares with the last release
+ * (docs/api.md#changing-a-published-contract).
+ */
+export function servedContracts(deps: DocsDeps): Map<string, JsonObject> {
+  const files = deps.files ?? readSchemaFiles();
+  const base = deps.publicBaseUrl();
+  const out = new Map<string, JsonObject>([
+    ['openapi.json', openApiAt(deps, files, base)],
+    ['asyncapi.json', asyncApiAt(deps, files, base)],
+  ]);
+  for (const file of files) out.set(`schemas/${file.name}`, publishedSchema(file, base));
+  return out;
+}
+
 /**
  * The API contracts, unauthenticated and read-only: the OpenAPI and AsyncAPI documents
  * (generated from schemas/ at the first request for a base URL), a page rendering the OpenAPI one,
@@ -77,15 +109,8 @@ export function docsRoutes(deps: DocsDeps): Router {
       return last.value;
     };
   };
-  const openapi = cached((publicBaseUrl) => buildOpenApi({ publicBaseUrl, files, metricsOnApiPort: deps.metricsOnApiPort !== false }));
-  const asyncapi = cached((publicBaseUrl) =>
-    buildAsyncApi({
-      publicBaseUrl,
-      files,
-      topics: deps.topics,
-      cloudEvents: { source: CLOUDEVENTS_SOURCE, dataSchemas: EVENT_DATA_SCHEMAS },
-    }),
-  );
+  const openapi = cached((publicBaseUrl) => openApiAt(deps, files, publicBaseUrl));
+  const asyncapi = cached((publicBaseUrl) => asyncApiAt(deps, files, publicBaseUrl));
 
   router.get('/openapi.json', (_req, res) => {
     res.json(openapi());
