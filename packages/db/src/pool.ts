@@ -28,6 +28,38 @@ export interface PoolOptions {
   connectionTimeoutMs?: number;
   /** Called when a pooled client loses its connection (logged by the caller; the pool replaces it). */
   onError?: (err: Error) => void;
+  /** Parametrised statements run as prepared statements of their session (default true; see preparedStatements). */
+  prepare?: boolean;
+}
+
+/** Distinct statements a session prepares at most; any others run unnamed (a text built per call must not grow it). */
+export const PREPARED_PER_SESSION = 200;
+
+/**
+ * Runs each parametrised statement of a session (`query(text, values)`) as a named prepared statement:
+ * parsed and planned once per connection instead of on every call. The projection's set-based
+ * statements are large CTEs whose planning cost more than their execution: a 20-line snapshot
+ * planned in 1.8 ms and ran in 0.6 ms; named, it took 0.42 ms instead of 2.49 ms per call (bench B9).
+ * PostgreSQL re-plans a prepared statement when a table it reads is altered or moved, or when the
+ * search path differs (the in-place rebuild's swap, D26), and the statements name their result
+ * columns, so a column added by a migration does not change their result type.
+ */
+export function preparedStatements(client: pg.ClientBase, limit = PREPARED_PER_SESSION): void {
+  const names = new Map<string, string>();
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((...args: unknown[]) => {
+    // query(text, values) from a transaction, query(text, values, callback) from pool.query.
+    const [text, values, callback] = args;
+    if (typeof text === 'string' && Array.isArray(values) && args.length <= 3 && (args.length === 2 || typeof callback === 'function')) {
+      let name = names.get(text);
+      if (name === undefined && names.size < limit) {
+        name = `ingest_${names.size}`;
+        names.set(text, name);
+      }
+      if (name !== undefined) return query({ name, text, values }, ...args.slice(2));
+    }
+    return query(...args);
+  }) as typeof client.query;
 }
 
 /** The data model's schemas (migrations/): the live projection's tables resolve here. */
@@ -56,7 +88,10 @@ export function createPool(opts: PoolOptions): Pool {
   // Nor a checked-out client's (ECONNRESET in the middle of a transaction): node-postgres emits
   // 'error' on the client, and an EventEmitter without a listener throws. The query in flight
   // rejects on its own; the owner of the transaction sees that and retries.
-  pool.on('connect', (client) => client.on('error', onError));
+  pool.on('connect', (client) => {
+    client.on('error', onError);
+    if (opts.prepare ?? true) preparedStatements(client);
+  });
   return pool;
 }
 
