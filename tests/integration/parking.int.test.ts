@@ -157,4 +157,33 @@ describe('parking', () => {
     const { rows } = await p.db.query(`SELECT barcode FROM public.products WHERE shop = $1 ORDER BY 1`, [shop]);
     expect(rows.map((r: { barcode: string }) => r.barcode)).toEqual(['R1', 'R3']);
   });
+
+  it('a replay passes over a command that fails for a reason that does not change, alone: the rest of its batch is applied', async () => {
+    const shop = `replay-poison-${randomUUID().slice(0, 6)}.example`;
+    const neighbour = neighbourOf(shop);
+    const poisonId = await appendPoison(shop);
+    expect((await products(neighbour, ['N1'])).status).toBe(200);
+    // Parked commands read from the scratch database itself, which has none: the poison is not
+    // passed over up front, its batch fails, and runs again with one savepoint per command.
+    const name = `ingest_test_replay_${randomUUID().slice(0, 8)}`;
+    const url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, inject('templateDatabase'));
+    const pool = createPool({ connectionString: url, max: 4 });
+    try {
+      const result = await replayCommandLog({
+        pool,
+        parkedFrom: pool,
+        kafka: createKafka({ brokers: p.brokers, clientId: `test-${p.id}-replay-poison` }),
+        schemas: new SchemaRegistry(),
+        topic: p.topics.commands,
+      });
+      expect(result.complete).toBe(true);
+      const kept = await pool.query('SELECT barcode FROM public.products WHERE shop = $1', [neighbour]);
+      expect(kept.rows).toEqual([{ barcode: 'N1' }]);
+      const claimed = await pool.query('SELECT 1 FROM agent_runtime.processed_commands WHERE command_id = $1', [poisonId]);
+      expect(claimed.rowCount).toBe(1);
+    } finally {
+      await pool.end();
+      await dropDatabase(inject('adminDatabaseUrl'), name);
+    }
+  });
 });
