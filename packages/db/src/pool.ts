@@ -45,18 +45,36 @@ export const PREPARED_PER_SESSION = 200;
  * columns, so a column added by a migration does not change their result type.
  */
 export function preparedStatements(client: pg.ClientBase, limit = PREPARED_PER_SESSION): void {
-  const names = new Map<string, string>();
+  // null: a statement this session runs unnamed from now on (its result type changed, below).
+  const names = new Map<string, string | null>();
+  let count = 0;
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  // A migration that changes what a `SELECT *` returns leaves its prepared statement failing with
+  // "cached plan must not change result type" until it is deallocated: this session then runs
+  // that text unnamed (the failed call's caller retries, as for any transient error).
+  const stale = (text: string, err: unknown): void => {
+    if ((err as { code?: string }).code === '0A000' && /result type/.test(String((err as Error).message))) names.set(text, null);
+  };
   client.query = ((...args: unknown[]) => {
     // query(text, values) from a transaction, query(text, values, callback) from pool.query.
     const [text, values, callback] = args;
     if (typeof text === 'string' && Array.isArray(values) && args.length <= 3 && (args.length === 2 || typeof callback === 'function')) {
       let name = names.get(text);
-      if (name === undefined && names.size < limit) {
-        name = `ingest_${names.size}`;
+      if (name === undefined && count < limit) {
+        name = `ingest_${count++}`;
         names.set(text, name);
       }
-      if (name !== undefined) return query({ name, text, values }, ...args.slice(2));
+      if (name) {
+        if (typeof callback === 'function')
+          return query({ name, text, values }, (err: unknown, res: unknown) => {
+            if (err) stale(text, err);
+            (callback as (err: unknown, res: unknown) => void)(err, res);
+          });
+        return (query({ name, text, values }) as Promise<unknown>).catch((err: unknown) => {
+          stale(text, err);
+          throw err;
+        });
+      }
     }
     return query(...args);
   }) as typeof client.query;

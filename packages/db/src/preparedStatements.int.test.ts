@@ -45,6 +45,11 @@ describe('prepared statements of a session', () => {
       // A column added under the cached plan: the statement names its columns, its result type holds.
       await c.query('ALTER TABLE one.t ADD COLUMN b int');
       expect((await c.query<{ a: number }>('SELECT a FROM t WHERE a > $1', [0])).rows).toEqual([{ a: 1 }]);
+      // A `SELECT *` whose result type a migration changed fails once, then runs unnamed.
+      expect((await c.query('SELECT * FROM t WHERE a > $1', [0])).rows).toEqual([{ a: 1, b: null }]);
+      await c.query('ALTER TABLE one.t ADD COLUMN c int');
+      await expect(c.query('SELECT * FROM t WHERE a > $1', [0])).rejects.toThrow(/cached plan must not change result type/);
+      expect((await c.query('SELECT * FROM t WHERE a > $1', [0])).rows).toEqual([{ a: 1, b: null, c: null }]);
       // Another search path (the rebuild's shadow schema, D26) resolves the names again.
       await c.query('SET search_path = two');
       expect((await c.query<{ a: number }>('SELECT a FROM t WHERE a > $1', [0])).rows).toEqual([{ a: 2 }]);
