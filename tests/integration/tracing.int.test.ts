@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpanKind, createLogger } from '@ingest/runtime';
 import { startTracingInMemory } from '@ingest/runtime/testing';
+import { collectTopics } from '../support/inventory.ts';
 import { INGEST_SECRET, get, post, startPipeline, waitFor, type TestPipeline } from '../support/pipeline.ts';
 
 // Tracing (docs/operations.md "Tracing and logs") through the real broker and database: the
@@ -59,6 +60,29 @@ describe('a request traced into the projector', () => {
     expect(apply).toMatchObject({ name: 'apply products.upsert', parentSpanId: send?.spanId });
     const projected = lines.find((l) => l['msg'] === 'command projected' && l['request_id'] === 'int-req-1');
     expect(projected).toMatchObject({ trace_id: t.traceId, span_id: apply?.spanId, kind: 'products.upsert' });
+  });
+
+  it("the command's events carry its trace (CloudEvents distributed tracing): ce_traceparent is the apply span, in the request's trace", async () => {
+    const shop = `trace-events-${randomUUID().slice(0, 6)}.example`;
+    const audit = await collectTopics(p, [p.topics.audit]);
+    try {
+      const t = traceparent();
+      const res = await post(`${p.url()}/api/ingest/products`, products(shop, 1), {
+        'x-ingest-secret': INGEST_SECRET,
+        traceparent: t.header,
+      });
+      expect(res.status).toBe(200);
+      const event = await audit.waitFor((m) => m.value?.shop === shop, 'the audit event of the write');
+      const apply = await waitFor(
+        async () => tracing.spans().find((s) => s.traceId === t.traceId && s.kind === SpanKind.CONSUMER),
+        15_000,
+        'apply span',
+      );
+      expect(event.headers['ce_traceparent']).toBe(`00-${t.traceId}-${apply.spanId}-01`);
+      expect(event.headers['traceparent']).toBe(event.headers['ce_traceparent']);
+    } finally {
+      await audit.stop();
+    }
   });
 
   it('a group transaction: one group span linked to each request; each command keeps its apply span in its own trace', async () => {

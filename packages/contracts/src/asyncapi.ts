@@ -99,6 +99,21 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
             description:
               "CloudEvents extension attribute `actor` (D28): who sent the command behind the event, the id of the shop's API key or `platform` for the shared secrets (the command envelope `actor`). Absent only on events stored before D28.",
           },
+      ce_traceparent: {
+        type: 'string',
+        pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
+        description:
+          "CloudEvents distributed-tracing extension: the W3C trace context of the command behind the event (the projector's apply span, a child of the retailer's request), so a subscriber continues that trace. Present when the request was traced.",
+      },
+      ce_tracestate: {
+        type: 'string',
+        description: 'CloudEvents distributed-tracing extension: the W3C `tracestate` beside `ce_traceparent`, when there is one.',
+      },
+      traceparent: {
+        type: 'string',
+        description: "The same as `ce_traceparent`, under the header name OpenTelemetry's Kafka instrumentations read.",
+      },
+      tracestate: { type: 'string', description: 'The same as `ce_tracestate`.' },
       ce_dataschema: {
         const: schemaUrl(opts.publicBaseUrl, dataSchemaOf(type)),
         description: 'The JSON Schema of the data, served by the gateway (PUBLIC_BASE_URL).',
@@ -134,7 +149,7 @@ export function buildAsyncApi(opts: AsyncApiOptions): JsonObject {
         '',
         'Events are CloudEvents 1.0 in binary mode (D18): attributes in `ce_*` headers, JSON data, `ce_dataschema` naming a schema the gateway serves under ' +
           `${opts.publicBaseUrl}/schemas/` +
-          ', and the extension `ce_actor` naming who sent the command behind the event (D28). Delivery is at least once with a stable `event_id` (= `ce_id`): consumers dedupe by it. Topic names are settings (COMMANDS_TOPIC, AUDIT_TOPIC, STOCK_ZERO_TOPIC, STOCK_RESTORED_TOPIC); the defaults are shown.',
+          ', the extension `ce_actor` naming who sent the command behind the event (D28), and the trace context of that command (`ce_traceparent`, CloudEvents distributed tracing) when its request was traced. Delivery is at least once with a stable `event_id` (= `ce_id`): consumers dedupe by it. Topic names are settings (COMMANDS_TOPIC, AUDIT_TOPIC, STOCK_ZERO_TOPIC, STOCK_RESTORED_TOPIC); the defaults are shown.',
       ].join('\n'),
       license: { name: 'Proprietary' },
     },

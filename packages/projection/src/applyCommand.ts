@@ -1,13 +1,18 @@
 import { outbox, parkedCommands, processedCommands, type CommandPosition, type PoolClient } from '@ingest/db';
 import type { Command, OutboxEvent } from '@ingest/domain';
 import type { TopicNames } from '@ingest/kafka';
+import { eventTraceHeaders } from './eventTrace.ts';
 import { projectCommand } from './projectCommand.ts';
 
 export type ApplyOutcome = 'applied' | 'duplicate' | 'parked';
 
 export interface ApplyOptions {
-  /** Outbox rows (D5) and the stored reply (D6): live only; a replay's were published and answered live (D26). */
-  sideEffects: { topics: TopicNames } | null;
+  /**
+   * Outbox rows (D5) and the stored reply (D6): live only; a replay's were published and answered
+   * live (D26). `recordHeaders`: the command's Kafka record headers, whose trace context its
+   * events carry when tracing is off here (eventTrace.ts).
+   */
+  sideEffects: { topics: TopicNames; recordHeaders?: Record<string, string> } | null;
   /** The live consumer moves its partition's position in the same transaction (docs/operations.md#retention). */
   checkpoint?: boolean;
   /** Live: a command of a shop with a parked command is parked behind it (D2), with its message. */
@@ -41,19 +46,20 @@ export async function applyCommand(tx: PoolClient, c: Command, at: CommandPositi
   }
   const { reply, events } = await projectCommand(tx, c);
   if (opts.sideEffects) {
-    await outbox.storeOutcome(tx, c, reply, outboxRows(events, opts.sideEffects.topics));
+    const trace = eventTraceHeaders(opts.sideEffects.recordHeaders);
+    await outbox.storeOutcome(tx, c, reply, outboxRows(events, opts.sideEffects.topics, trace));
   }
   return 'applied';
 }
 
-/** Events as outbox rows: each channel goes to its configured topic. */
-export function outboxRows(events: OutboxEvent[], topics: TopicNames): outbox.OutboxInsert[] {
+/** Events as outbox rows: each channel goes to its configured topic, with the command's trace context (eventTrace.ts). */
+export function outboxRows(events: OutboxEvent[], topics: TopicNames, trace: Record<string, string> = {}): outbox.OutboxInsert[] {
   const topicOf = { audit: topics.audit, stock_zero: topics.stockZero, stock_restored: topics.stockRestored };
   return events.map((e) => ({
     event_id: e.event_id,
     topic: topicOf[e.channel],
     message_key: e.key,
-    headers: e.headers,
+    headers: { ...e.headers, ...trace },
     payload: e.payload,
     command_id: e.command_id,
     log_table: e.log_table ?? null,

@@ -71,7 +71,7 @@ export function groupCommit(deps: GroupCommitDeps): (run: CommandRun, from: numb
                 { ...inGroup, attributes: { 'ingest.command_id': c.command_id, 'ingest.group_commands': group.length } },
                 async () => {
                   const outcome = await applyCommand(tx, c, at, {
-                    sideEffects: { topics: deps.topics },
+                    sideEffects: { topics: deps.topics, recordHeaders: m.headers },
                     checkpoint: true,
                     parkBehind: { message: m.value ?? Buffer.alloc(0) },
                   });

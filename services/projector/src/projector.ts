@@ -195,7 +195,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
         await failpoint('projector.before-apply');
         return withTransaction(pool, (tx) =>
           applyCommand(tx, c, at, {
-            sideEffects: { topics: deps.topics },
+            sideEffects: { topics: deps.topics, recordHeaders: m.headers },
             checkpoint: true,
             parkBehind: { message: m.value ?? Buffer.alloc(0) },
           }),

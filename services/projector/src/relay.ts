@@ -154,9 +154,11 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
     // Outbox order is publish order; an audit batch becomes its records, in log_seq order. A round
     // is bounded by records, not rows (one audit row may stand for 10,000 records): the rows whose
     // records fit, and always at least one.
+    // An audit batch row's own headers are its command's trace context (CloudEvents distributed
+    // tracing, packages/projection eventTrace.ts): every record it stands for carries it.
     const messagesOf = (r: OutboxRow) =>
       r.log_table
-        ? (expanded.get(`${r.log_table}|${r.command_id}`) ?? [])
+        ? (expanded.get(`${r.log_table}|${r.command_id}`) ?? []).map((m) => ({ ...m, headers: { ...m.headers, ...r.headers } }))
         : [{ topic: r.topic, key: r.message_key, value: JSON.stringify(r.payload), headers: r.headers }];
     // Added on the way out, not stored: the outbox rows (and so replays) do not depend on the deployment's URL.
     const described = (m: OutgoingMessage): OutgoingMessage => ({ ...m, headers: withDataschema(m.headers ?? {}, schemaBase) });
