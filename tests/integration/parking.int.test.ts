@@ -3,7 +3,7 @@ import { Partitioners } from 'kafkajs';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SchemaRegistry } from '@ingest/contracts';
-import { createDatabaseFromTemplate, createPool, dropDatabase } from '@ingest/db';
+import { createDatabaseFromTemplate, createPool, dropDatabase, type Pool } from '@ingest/db';
 import { createCommandLog, createKafka, createMessageSink, type MessageSink } from '@ingest/kafka';
 import { compareReadModels, replayCommandLog } from '@ingest/operator';
 import { listParked, retryParked, skipParked, type ParkedDeps } from '@ingest/projection';
@@ -45,29 +45,37 @@ function neighbourOf(shop: string): string {
   }
 }
 
-/** Replays the whole log into a fresh database, reading parked commands from the live one, and compares the read models. */
-async function replayDiffers(): Promise<string[]> {
+/**
+ * Replays the whole log into a fresh database and hands it to `check`. Parked commands are read from
+ * the live database, or with `parkedFromScratch` from the scratch one itself (which has none).
+ */
+async function replayInto<T>(check: (pool: Pool, url: string) => Promise<T>, parkedFromScratch = false): Promise<T> {
   const name = `ingest_test_replay_${randomUUID().slice(0, 8)}`;
   const url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, inject('templateDatabase'));
   const pool = createPool({ connectionString: url, max: 4 });
   try {
     const result = await replayCommandLog({
       pool,
-      parkedFrom: p.db,
-      kafka: createKafka({ brokers: p.brokers, clientId: `test-${p.id}-replay` }),
+      parkedFrom: parkedFromScratch ? pool : p.db,
+      kafka: createKafka({ brokers: p.brokers, clientId: `test-${p.id}-replay-${randomUUID().slice(0, 6)}` }),
       schemas: new SchemaRegistry(),
       topic: p.topics.commands,
     });
     expect(result.complete).toBe(true);
-    const tables = await compareReadModels(p.databaseUrl, url);
-    return tables
-      .filter((t) => !t.identical)
-      .map((t) => `${t.table}: only live ${t.onlyLive.length}, only replay ${t.onlyScratch.length}, different ${t.different.length}`);
+    return await check(pool, url);
   } finally {
     await pool.end();
     await dropDatabase(inject('adminDatabaseUrl'), name);
   }
 }
+
+/** Replays the whole log into a fresh database, reading parked commands from the live one, and compares the read models. */
+const replayDiffers = (): Promise<string[]> =>
+  replayInto(async (_pool, url) =>
+    (await compareReadModels(p.databaseUrl, url))
+      .filter((t) => !t.identical)
+      .map((t) => `${t.table}: only live ${t.onlyLive.length}, only replay ${t.onlyScratch.length}, different ${t.different.length}`),
+  );
 
 const appendPoison = (shop: string): Promise<string> => appendPoisonTo(sink, p.topics.commands, shop);
 
@@ -165,25 +173,11 @@ describe('parking', () => {
     expect((await products(neighbour, ['N1'])).status).toBe(200);
     // Parked commands read from the scratch database itself, which has none: the poison is not
     // passed over up front, its batch fails, and runs again with one savepoint per command.
-    const name = `ingest_test_replay_${randomUUID().slice(0, 8)}`;
-    const url = await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, inject('templateDatabase'));
-    const pool = createPool({ connectionString: url, max: 4 });
-    try {
-      const result = await replayCommandLog({
-        pool,
-        parkedFrom: pool,
-        kafka: createKafka({ brokers: p.brokers, clientId: `test-${p.id}-replay-poison` }),
-        schemas: new SchemaRegistry(),
-        topic: p.topics.commands,
-      });
-      expect(result.complete).toBe(true);
+    await replayInto(async (pool) => {
       const kept = await pool.query('SELECT barcode FROM public.products WHERE shop = $1', [neighbour]);
       expect(kept.rows).toEqual([{ barcode: 'N1' }]);
       const claimed = await pool.query('SELECT 1 FROM agent_runtime.processed_commands WHERE command_id = $1', [poisonId]);
       expect(claimed.rowCount).toBe(1);
-    } finally {
-      await pool.end();
-      await dropDatabase(inject('adminDatabaseUrl'), name);
-    }
+    }, true);
   });
 });
