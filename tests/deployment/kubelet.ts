@@ -1,8 +1,9 @@
 // Runs a planned pod (podPlan.ts) from the built image the way a kubelet does, with podman: the
 // container's user and groups, a read-only root file system with no writable /tmp unless the pod
-// mounts one, capabilities dropped, no privilege escalation, its Secret files mounted read-only, its
-// command and environment. Readiness is probed as the manifest says (path, port, period, timeout,
-// failure threshold, after the startup probe), and a pod is stopped as Kubernetes stops one: out of
+// mounts one, its capabilities dropped and added, no privilege escalation, its memory limit, its
+// Secret files mounted read-only, its command and environment. Readiness is probed as the manifest
+// says (path, port, period, timeout, failure threshold, after the startup probe), and a pod is
+// stopped as Kubernetes stops one: out of
 // the Service's endpoints first, then the preStop hook, then SIGTERM, then SIGKILL once
 // terminationGracePeriodSeconds (counted from the start of preStop) have passed.
 import { spawn, spawnSync } from 'node:child_process';
@@ -26,8 +27,10 @@ function runArgs(name: string, c: ContainerPlan, image: string): string[] {
   for (const g of c.user.groups) args.push('--group-add', String(g));
   // readOnlyRootFilesystem: nothing writable, not even the /tmp podman would otherwise add.
   if (c.readOnlyRoot) args.push('--read-only', '--read-only-tmpfs=false');
-  if (c.dropAll) args.push('--cap-drop', 'ALL');
+  for (const cap of c.capDrop) args.push('--cap-drop', cap);
+  for (const cap of c.capAdd) args.push('--cap-add', cap);
   if (c.noNewPrivileges) args.push('--security-opt', 'no-new-privileges');
+  if (c.memoryLimitBytes !== undefined) args.push('--memory', String(c.memoryLimitBytes));
   for (const t of c.tmpfs) args.push('--tmpfs', `${t}:rw,mode=1777`);
   for (const m of c.mounts) args.push('-v', `${m.hostPath}:${m.mountPath}:${m.readOnly ? 'ro' : 'rw'}`);
   for (const [k, v] of Object.entries(c.env)) args.push('-e', `${k}=${v}`);
@@ -85,6 +88,15 @@ export async function execIn(pod: RunningPod, argv: string[]): Promise<{ code: n
   return { code, output: run.output() };
 }
 
+export interface Terminated {
+  preStopMs: number;
+  /** From SIGTERM to the container's exit. */
+  drainMs: number;
+  code: number;
+  /** SIGKILL at the end of the grace period. */
+  killed: boolean;
+}
+
 export interface RunningPod {
   name: string;
   plan: PodPlan;
@@ -94,8 +106,12 @@ export interface RunningPod {
   waitReady(timeoutMs: number): Promise<void>;
   /** Settles with the container's exit code when it ends. */
   exited: Promise<number>;
-  /** The Kubernetes stop: preStop, SIGTERM, SIGKILL at the grace period. Returns when the pod is gone. */
-  terminate(): Promise<{ preStopMs: number; drainMs: number; code: number; killed: boolean }>;
+  /**
+   * The Kubernetes stop: preStop, SIGTERM, SIGKILL at the grace period. Returns when the pod is gone.
+   * `beforeSigterm` runs between the hook and the signal, within the grace period: a test that wants
+   * the signal to meet requests in flight waits for them there.
+   */
+  terminate(o?: { beforeSigterm?: () => Promise<void> }): Promise<Terminated>;
   logTail(): string;
 }
 
@@ -166,7 +182,7 @@ export async function startPod(plan: PodPlan, image: string, logDir: string, not
       }
     },
     exited,
-    terminate: async () => {
+    terminate: async (o) => {
       const t0 = Date.now();
       const graceMs = plan.terminationGraceSeconds * 1000;
       if (c.preStop) {
@@ -181,8 +197,9 @@ export async function startPod(plan: PodPlan, image: string, logDir: string, not
         });
       }
       const preStopMs = Date.now() - t0;
+      await o?.beforeSigterm?.();
       const t1 = Date.now();
-      const left = Math.max(1, Math.ceil((graceMs - preStopMs) / 1000));
+      const left = Math.max(1, Math.ceil((graceMs - (t1 - t0)) / 1000));
       spawnSync('podman', [...PODMAN, 'kill', '--signal', 'TERM', name], { stdio: 'ignore' });
       let killed = false;
       const code = await Promise.race([

@@ -1,8 +1,9 @@
 // What a kubelet would run for one pod of a rendered workload: for each container its command and
 // arguments, its environment (ConfigMaps, Secrets, literal values, the downward API), its volumes as
 // files on this machine (Secret and ConfigMap items with their modes and the pod's fsGroup, emptyDirs
-// as tmpfs), its user and its security settings. Nothing is taken from anywhere but the rendered
-// objects and the Secret values the harness stands in for (an operator creates those by hand).
+// as tmpfs), its user, its security settings and its memory limit. Nothing is taken from anywhere but
+// the rendered objects, the Secret values the harness stands in for (an operator creates those by
+// hand) and the settings a caller overrides for a cluster it stands in for (`overrides`).
 //
 // One deliberate difference: the pods share this machine's network (there is no pod IP). Each pod
 // gets host ports of its own for the ports its containers declare, and an environment variable whose
@@ -29,8 +30,12 @@ export interface ContainerPlan {
   tmpfs: string[];
   user: { uid: number; gid: number; groups: number[] };
   readOnlyRoot: boolean;
-  dropAll: boolean;
+  /** securityContext.capabilities, as written (ALL, NET_BIND_SERVICE, …). */
+  capDrop: string[];
+  capAdd: string[];
   noNewPrivileges: boolean;
+  /** resources.limits.memory in bytes: the container is killed beyond it, as in a pod. */
+  memoryLimitBytes?: number;
   /** Declared container port (by name and number) -> the pod's host port. */
   ports: Map<string | number, number>;
   probes: { readiness?: Obj; liveness?: Obj; startup?: Obj };
@@ -46,6 +51,25 @@ export interface PodPlan {
 }
 
 const modeOf = (n: unknown, fallback: number): number => (typeof n === 'number' ? n : fallback);
+
+const QUANTITY_UNITS: Record<string, number> = {
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+};
+
+/** A Kubernetes memory quantity (`256Mi`, `1G`, `512000000`) in bytes. */
+function memoryBytes(quantity: string | number): number {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T|)$/.exec(String(quantity));
+  if (!m) throw new Error(`memory quantity ${quantity} is not one the harness reads`);
+  return Math.ceil(Number(m[1]) * QUANTITY_UNITS[m[2]!]!);
+}
 
 /** Writes a Secret or ConfigMap volume's items into `dir` as the kubelet does: root-owned, group fsGroup, the volume's modes. */
 function writeItems(dir: string, data: Record<string, string>, source: Obj, fsGroup: number | undefined, what: string): void {
@@ -103,6 +127,8 @@ export interface PlanOptions {
   dir: string;
   /** A free host port for each declared container port. */
   hostPort: () => Promise<number>;
+  /** Set on every container's environment after the manifest's: what the cluster a test stands in for would give. */
+  overrides?: Record<string, string>;
 }
 
 export async function planPod(o: PlanOptions): Promise<PodPlan> {
@@ -136,7 +162,7 @@ export async function planPod(o: PlanOptions): Promise<PodPlan> {
       ports.set(p['containerPort'], host);
       if (p['name']) ports.set(p['name'], host);
     }
-    const env = envOf(o.rendered, c, o.secrets, o.podName, what);
+    const env = { ...envOf(o.rendered, c, o.secrets, o.podName, what), ...o.overrides };
     // The one difference from a pod (see the top): its declared ports are this pod's host ports.
     for (const [k, v] of Object.entries(env)) if (/PORT$/.test(k) && ports.has(Number(v))) env[k] = String(ports.get(Number(v)));
     const mounts: Mount[] = [];
@@ -149,6 +175,7 @@ export async function planPod(o: PlanOptions): Promise<PodPlan> {
     }
     const uid = sc['runAsUser'];
     if (typeof uid !== 'number') throw new Error(`${what}: no runAsUser (the image's user is not checked here)`);
+    const memory = c['resources']?.limits?.memory;
     return {
       name: c['name'],
       argv: [...(c['command'] ?? []), ...(c['args'] ?? [])],
@@ -157,8 +184,10 @@ export async function planPod(o: PlanOptions): Promise<PodPlan> {
       tmpfs,
       user: { uid, gid: sc['runAsGroup'] ?? uid, groups: fsGroup === undefined ? [] : [fsGroup] },
       readOnlyRoot: sc['readOnlyRootFilesystem'] === true,
-      dropAll: (sc['capabilities']?.drop ?? []).includes('ALL'),
+      capDrop: (sc['capabilities']?.drop ?? []).map(String),
+      capAdd: (sc['capabilities']?.add ?? []).map(String),
       noNewPrivileges: sc['allowPrivilegeEscalation'] === false,
+      ...(memory === undefined ? {} : { memoryLimitBytes: memoryBytes(memory) }),
       ports,
       probes: { readiness: c['readinessProbe'], liveness: c['livenessProbe'], startup: c['startupProbe'] },
       ...(c['lifecycle']?.preStop?.exec?.command ? { preStop: c['lifecycle'].preStop.exec.command as string[] } : {}),

@@ -1,7 +1,7 @@
 // Open-loop HTTP load: requests leave at a fixed rate whatever the answers (a slow or dead gateway
 // does not slow the clients down), each one recorded with what it asked for and what it got.
 // Every write is checkable afterwards: a unique barcode per product, a unique idempotency key per
-// inventory delta.
+// inventory delta. Used by the fault suite, the deployment test and the image test.
 import { Agent, request as httpRequest } from 'node:http';
 
 export const INGEST_SECRET = 'faults-ingest-secret';
@@ -51,6 +51,14 @@ export interface LoadOptions {
   mix?: Partial<Record<RequestKind, number>>;
   requestTimeoutMs?: number;
   maxInFlight?: number;
+  /** A share of synchronous products requests of `items` products each (kind `products`): slow to project. */
+  large?: { share: number; items: number };
+  /**
+   * `fresh`: a connection of its own per request, so that a request is either refused at connect
+   * (error ECONNREFUSED: it never reached a server) or reaches one, never lost on a keep-alive socket
+   * the server has just closed. Default `keep-alive`.
+   */
+  connections?: 'keep-alive' | 'fresh';
 }
 
 export interface Load {
@@ -68,15 +76,18 @@ export interface Load {
 
 const DEFAULT_MIX: Record<RequestKind, number> = { products: 0.5, bulk: 0.1, async: 0.1, delta: 0.2, get: 0.1 };
 
+type MixKind = RequestKind | 'large';
+
 export function createLoad(opts: LoadOptions): Load {
   const records: Sent[] = [];
-  const mix = { ...DEFAULT_MIX, ...opts.mix };
-  const kinds = Object.keys(mix) as RequestKind[];
-  const total = kinds.reduce((s, k) => s + mix[k], 0);
+  const mix: Partial<Record<MixKind, number>> = { ...DEFAULT_MIX, ...opts.mix, ...(opts.large ? { large: opts.large.share } : {}) };
+  const kinds = Object.keys(mix) as MixKind[];
+  const share = (k: MixKind) => mix[k] ?? 0;
+  const total = kinds.reduce((s, k) => s + share(k), 0);
   const timeoutMs = opts.requestTimeoutMs ?? 25_000;
   const maxInFlight = opts.maxInFlight ?? 400;
   // Open loop: never queue in the client; maxInFlight bounds the sockets.
-  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const agent = opts.connections === 'fresh' ? null : new Agent({ keepAlive: true, maxSockets: Infinity });
   let targets = [...opts.targets];
   let seq = 0;
   let rr = 0;
@@ -89,26 +100,32 @@ export function createLoad(opts: LoadOptions): Load {
   const asyncIds: string[] = [];
 
   // A deterministic mix: request n gets the kind whose cumulative share covers (n * golden) mod 1.
-  const kindOf = (n: number): RequestKind => {
+  const kindOf = (n: number): MixKind => {
     const x = (n * 0.6180339887498949) % 1;
     let acc = 0;
     for (const k of kinds) {
-      acc += mix[k] / total;
+      acc += share(k) / total;
       if (x < acc) return k;
     }
     return 'products';
   };
 
   const build = (
-    kind: RequestKind,
+    kind: MixKind,
     shop: Shop,
     n: number,
   ): { method: string; path: string; headers: Record<string, string>; body: unknown; rec: Partial<Sent> } | null => {
     const ingest = { 'x-ingest-secret': INGEST_SECRET };
     switch (kind) {
+      case 'large':
       case 'products':
       case 'async': {
-        const barcodes = n % 3 === 0 ? [`${opts.tag}-${n}-a`, `${opts.tag}-${n}-b`] : [`${opts.tag}-${n}-a`];
+        const barcodes =
+          kind === 'large'
+            ? Array.from({ length: opts.large?.items ?? 1 }, (_, i) => `${opts.tag}-${n}-l${i}`)
+            : n % 3 === 0
+              ? [`${opts.tag}-${n}-a`, `${opts.tag}-${n}-b`]
+              : [`${opts.tag}-${n}-a`];
         return {
           method: 'POST',
           path: '/api/ingest/products',
@@ -156,10 +173,10 @@ export function createLoad(opts: LoadOptions): Load {
     }
   };
 
-  const fire = (kind: RequestKind, shop: Shop, target: Target): Promise<Sent> => {
+  const fire = (kind: MixKind, shop: Shop, target: Target): Promise<Sent> => {
     const n = ++seq;
     const spec = build(kind, shop, n) ?? build('products', shop, n)!;
-    const actualKind = spec.method === 'GET' ? 'get' : kind === 'get' ? 'products' : kind;
+    const actualKind: RequestKind = spec.method === 'GET' ? 'get' : kind === 'get' || kind === 'large' ? 'products' : kind;
     const rec: Sent = {
       seq: n,
       kind: actualKind,
@@ -198,7 +215,7 @@ export function createLoad(opts: LoadOptions): Load {
           port: target.port,
           method: spec.method,
           path: spec.path,
-          agent,
+          agent: agent ?? false,
           headers: {
             ...spec.headers,
             ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
@@ -273,7 +290,7 @@ export function createLoad(opts: LoadOptions): Load {
       timer = null;
       const deadline = Date.now() + timeoutMs + 5000;
       while (pending.size > 0 && Date.now() < deadline) await Promise.race([...pending, new Promise((r) => setTimeout(r, 500))]);
-      agent.destroy();
+      agent?.destroy();
     },
     inFlight: () => inFlight,
     droppedByClient: () => dropped,

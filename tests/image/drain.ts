@@ -1,24 +1,29 @@
-// Stopping the containers the way a rolling update does, while requests are in flight: a second
-// projector joins, the first gets SIGTERM; a second gateway starts, the first gets SIGTERM while the
-// load still goes to it, and the load moves to the second once the first has exited. Then every
-// request must have had an answer (200/202, or 503 with Retry-After once intake stopped; a refused
-// connection never reached a server) and every accepted command must be in the database exactly
-// once (the fault suite's verify()).
+// Stopping the pods the way a rolling update does, while requests are in flight: a second projector
+// joins, the first is stopped; a second gateway starts, the first is stopped while the load still goes
+// to it (no Service in front: harsher than a cluster, where it would leave the endpoints first), and
+// the load moves to the second once the first has exited. Each stop is the kubelet's (preStop, then
+// SIGTERM, SIGKILL at the grace period), with the SIGTERM sent once requests wait for their reply.
+// Then every request must have had an answer (200/202, or 503 with Retry-After once intake stopped;
+// a refused connection never reached a server) and every accepted command must be in the database
+// exactly once (the fault suite's verify()).
 import pg from 'pg';
-import { createKafka } from '@ingest/kafka';
+import { createKafka, type TopicNames } from '@ingest/kafka';
+import type { RunningPod, Terminated } from '../deployment/kubelet.ts';
 import type { Stack } from '../faults/infra.ts';
-import type { Shop } from '../faults/load.ts';
-import { verify, waitQuiescent, type Verdict } from '../faults/verify.ts';
-import type { Container, Stopped } from './containers.ts';
-import { send } from './http.ts';
-import { startLoad, type Load } from './load.ts';
-import type { Gateway } from './writes.ts';
+import { createLoad, type Load, type Shop } from '../faults/load.ts';
+import { getCommand, verify, waitQuiescent, type Verdict } from '../faults/verify.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-export const BASE_AVAILABLE = 1_000_000;
 
-export interface StopRecord extends Stopped {
+/** A running pod and the part it plays in the run (projector-1, gateway-2, …). */
+export interface RolePod {
   role: string;
+  pod: RunningPod;
+}
+
+export interface StopRecord extends Terminated {
+  role: string;
+  /** Requests waiting for their reply when the SIGTERM went out. */
   inFlight: number;
 }
 
@@ -28,78 +33,64 @@ export interface DrainResult {
   verdict: Verdict;
   quiescentMs: number;
   refused: number;
-}
-
-/** Each shop's location and its INV level (available_qty = BASE_AVAILABLE), through a gateway. */
-export async function seedShops(gw: Gateway, names: string[]): Promise<Shop[]> {
-  const post = (path: string, body: unknown) => send(gw.port, 'POST', path, { 'x-ingest-secret': gw.ingestSecret }, body);
-  const shops: Shop[] = [];
-  for (const shop of names) {
-    const loc = await post('/api/admin/locations', { shop, locations: [{ name: 'Image test store' }] });
-    if (loc.status !== 200) throw new Error(`seed: locations of ${shop}: ${loc.status ?? loc.error} ${loc.text}`);
-    const locationId = String(loc.body.locations[0].location_id);
-    const prod = await post('/api/ingest/products', { shop, products: [{ barcode: 'INV', product_name: 'Inventory probe' }] });
-    if (prod.status !== 200) throw new Error(`seed: product of ${shop}: ${prod.status ?? prod.error} ${prod.text}`);
-    const level = await post('/api/ingest/inventory-available', {
-      shop,
-      source_system: 'image-test-seed',
-      mode: 'absolute',
-      location_id: locationId,
-      lines: [{ barcode: 'INV', available_qty: BASE_AVAILABLE }],
-    });
-    if (level.status !== 200) throw new Error(`seed: level of ${shop}: ${level.status ?? level.error} ${level.text}`);
-    shops.push({ shop, locationId, base: BASE_AVAILABLE });
-  }
-  return shops;
+  /** The replacements, still running. */
+  survivors: RolePod[];
 }
 
 export interface DrainSetup {
   runId: string;
   shops: Shop[];
-  gateway1: Container;
-  gateway1Api: Gateway;
-  projector1: Container;
-  /** Started here: the replacements a rolling update brings up before it stops the old ones. */
-  newGateway: () => Promise<{ container: Container; api: Gateway }>;
-  newProjector: () => Promise<Container>;
+  gateway1: RolePod;
+  projector1: RolePod;
+  /** Starts a pod of the Deployment until it is ready: the replacements a rolling update brings up first. */
+  start: (deployment: 'gateway' | 'projector', role: string) => Promise<RolePod>;
   brokers: string[];
-  topics: Stack['topics'];
+  topics: TopicNames;
   groupId: string;
   databaseUrl: string;
   ratePerSec: number;
   say: (msg: string) => void;
 }
 
-export async function drainUnderLoad(s: DrainSetup): Promise<DrainResult & { survivors: Container[] }> {
-  const stops: StopRecord[] = [];
-  const stopDuring = async (c: Container, load: Load): Promise<void> => {
-    // SIGTERM when requests are waiting for an answer (bounded: the load may be answered too fast).
-    const until = Date.now() + 10_000;
-    while (load.inFlightAt(Date.now()) < 2 && Date.now() < until) await sleep(5);
-    const at = Date.now();
-    const inFlight = load.inFlightAt(at);
-    s.say(`SIGTERM ${c.role} (${inFlight} requests in flight)`);
-    const stopped = await c.stop();
-    stops.push({ role: c.role, inFlight, ...stopped });
-    s.say(`${c.role} exited ${stopped.exitCode} after ${stopped.drainMs} ms`);
-  };
+const target = (p: RolePod) => ({ name: p.role, port: p.pod.hostPort('http') });
 
-  const projector2 = await s.newProjector();
-  const load = startLoad({
+/** The kubelet's stop, its SIGTERM sent when requests are waiting (bounded: the load may be answered too fast). */
+export async function stopUnderLoad(p: RolePod, load: Load | null, say: (msg: string) => void): Promise<StopRecord> {
+  let inFlight = 0;
+  const t = await p.pod.terminate({
+    beforeSigterm: async () => {
+      const until = Date.now() + 10_000;
+      while (load && load.inFlight() < 2 && Date.now() < until) await sleep(5);
+      inFlight = load?.inFlight() ?? 0;
+      say(`SIGTERM ${p.role} (${inFlight} requests in flight)`);
+    },
+  });
+  say(`${p.role} exited ${t.code} after ${t.drainMs} ms${t.killed ? ' (SIGKILL at the grace period)' : ''}`);
+  return { role: p.role, inFlight, ...t };
+}
+
+export async function drainUnderLoad(s: DrainSetup): Promise<DrainResult> {
+  const stops: StopRecord[] = [];
+  const projector2 = await s.start('projector', 'projector-2');
+  // The image test's mix: a sixth products, bulk, asynchronous and large products each, a third keyed deltas.
+  const load = createLoad({
     tag: s.runId,
     shops: s.shops,
+    targets: [target(s.gateway1)],
     ratePerSec: s.ratePerSec,
-    target: { name: s.gateway1.role, port: s.gateway1Api.port },
-    ingestSecret: s.gateway1Api.ingestSecret,
-    cronSecret: s.gateway1Api.cronSecret,
+    mix: { products: 1, bulk: 1, async: 1, delta: 2, get: 0 },
+    large: { share: 1, items: 300 },
+    connections: 'fresh',
+    requestTimeoutMs: 60_000,
   });
+  load.start();
   await sleep(3000);
-  await stopDuring(s.projector1, load);
-  const gateway2 = await s.newGateway();
+  stops.push(await stopUnderLoad(s.projector1, load, s.say));
+  const gateway2 = await s.start('gateway', 'gateway-2');
   await sleep(3000);
-  await stopDuring(s.gateway1, load);
+  stops.push(await stopUnderLoad(s.gateway1, load, s.say));
   // As a Service would once the old pod is gone: the load goes on against the new gateway.
-  load.setTarget({ name: gateway2.container.role, port: gateway2.api.port });
+  load.setTargets([target(gateway2)]);
   await sleep(2000);
   await load.stop();
 
@@ -116,10 +107,7 @@ export async function drainUnderLoad(s: DrainSetup): Promise<DrainResult & { sur
     if (!quiet.ok) throw new Error(`not quiescent within 120 s: ${quiet.detail}`);
     const sent = load.records.filter((r) => r.error !== 'ECONNREFUSED');
     const verdict = await verify(stack, sent, s.shops, {
-      finalGet: async (id) => {
-        const a = await send(gateway2.api.port, 'GET', `/api/commands/${id}`, { 'x-ingest-secret': gateway2.api.ingestSecret });
-        return { status: a.status ?? 0, body: a.body };
-      },
+      finalGet: (id) => getCommand(gateway2.pod.hostPort('http'), id),
       connectionErrorsExpected: false,
     });
     return {
@@ -128,7 +116,7 @@ export async function drainUnderLoad(s: DrainSetup): Promise<DrainResult & { sur
       verdict,
       quiescentMs: quiet.ms,
       refused: load.records.length - sent.length,
-      survivors: [gateway2.container, projector2],
+      survivors: [gateway2, projector2],
     };
   } finally {
     await db.end().catch(() => {});

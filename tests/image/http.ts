@@ -1,6 +1,5 @@
-// One HTTP request to a gateway container, on a connection of its own: a request either reaches the
-// server or is refused at connect, never lost in a reused keep-alive socket the server just closed
-// (which would blur what the drain check measures).
+// One HTTP request to a gateway pod (writes.ts), on a connection of its own, its answer whatever the
+// status: the checks read the status, the body and the text of a wrong answer.
 import { request } from 'node:http';
 
 export interface Answer {

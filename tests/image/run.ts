@@ -1,30 +1,37 @@
-// `npm run test:image` (not part of `npm test`): the image's processes as containers against the
-// local Kafka and PostgreSQL, configured from deploy/k8s (pods.ts), end to end:
+// `npm run test:image` (not part of `npm test`): the image's processes as pods against the local Kafka
+// and PostgreSQL, end to end. The pods are those of the kustomize base (deploy/k8s/base) as rendered,
+// run by the deployment test's kubelet (tests/deployment: podPlan.ts, kubelet.ts); what an overlay and
+// the cluster would give comes from here (`overrides`: the broker, replication 1, the run's topics and
+// group, the listening address; the Secrets' values).
 //   1. the image of the current sources (built when missing, as `npm run image` does) and its checks
-//   2. setup: the Job's steps in order (migrate, then topics --apply), each a container run to its end
-//   3. a projector and a gateway container, until both answer /readyz 200
+//   2. setup: the Job's containers in order (migrate, then topics --apply), each run to its end
+//   3. a projector and a gateway pod, until both are ready as their probes say
 //   4. every kind of write over HTTP with its expected counts, and the stock_zero events on Kafka
-//   5. drain: SIGTERM to a projector and then a gateway while a load is in flight (drain.ts)
-// It prints a summary and exits 1 on any failure. Containers are removed on exit; the database
+//   5. drain: a projector and then a gateway stopped while a load is in flight (drain.ts)
+// It prints a summary and exits 1 on any failure. Pods are removed on exit; the database
 // ingest_image_test is kept when the run fails (the next run starts by dropping it).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropDatabase, withDatabase } from '@ingest/db';
 import { acquireKafka, type AcquiredKafka } from '@ingest/devstack';
-import { createKafka } from '@ingest/kafka';
+import { createKafka, type TopicNames } from '@ingest/kafka';
 import { DEFAULT_DATABASE_URL } from '@ingest/runtime';
 import { checkImage } from '../../scripts/image/check.ts';
 import { ensureHostTools } from '../../scripts/image/hostTools.ts';
 import { megabytes } from '../../scripts/image/podman.ts';
 import { REPO } from '../../scripts/image/proc.ts';
 import { ensureServiceImage } from '../../scripts/image/service.ts';
-import { Container, removeRunContainers } from './containers.ts';
-import { BASE_AVAILABLE, drainUnderLoad, seedShops, type DrainResult } from './drain.ts';
+import { Rendered, renderOverlay, type Obj } from '../deploy/k8sRender.ts';
+import { runContainer, startPod, type RunningPod } from '../deployment/kubelet.ts';
+import { planPod, type ContainerPlan, type SecretData } from '../deployment/podPlan.ts';
+import { BASE_AVAILABLE } from '../faults/client.ts';
+import { CRON_SECRET, INGEST_SECRET } from '../faults/load.ts';
+import { freePort } from '../faults/procs.ts';
+import { setupShops } from '../faults/setupShops.ts';
+import { drainUnderLoad, stopUnderLoad, type DrainResult, type RolePod } from './drain.ts';
 import { readStockEvents, type StockEventReader } from './events.ts';
-import { readManifests, runSpec, type PodContext } from './pods.ts';
 import { writeEveryKind, type Gateway } from './writes.ts';
 
 const DATABASE = 'ingest_image_test';
@@ -37,25 +44,26 @@ const summary: string[] = [];
 const failures: string[] = [];
 const line = (label: string, text: string) => summary.push(`${label.padEnd(9)} ${text}`);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen({ host: '127.0.0.1', port: 0 }, () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 const adminUrl = process.env['DATABASE_URL'] ?? DEFAULT_DATABASE_URL;
 const databaseUrl = withDatabase(adminUrl, DATABASE);
 const logDir = join(REPO, '.data', 'image-test', runId);
 const volumesDir = mkdtempSync(join(tmpdir(), 'ingest-image-test-'));
-const containers: Container[] = [];
+/** Every pod started and not stopped yet: cleanup stops them. */
+const running = new Set<RunningPod>();
 let kafka: AcquiredKafka | undefined;
 let events: StockEventReader | undefined;
 let topicNames: string[] = [];
+
+/** What the writes and the load send to a gateway pod. */
+const gatewayApi = (p: RolePod): Gateway => ({ port: p.pod.hostPort('http'), ingestSecret: INGEST_SECRET, cronSecret: CRON_SECRET });
+
+/** How a container runs, from its plan: what the summary says of the pods. */
+function confinement(c: ContainerPlan): string {
+  const caps =
+    c.capDrop.includes('ALL') && c.capAdd.length === 0 ? 'no capabilities' : `capabilities -${c.capDrop.join(',')} +${c.capAdd.join(',')}`;
+  const memory = c.memoryLimitBytes === undefined ? 'no memory limit' : `memory limit ${c.memoryLimitBytes / 2 ** 20} MiB`;
+  return `${c.readOnlyRoot ? 'read-only root' : 'writable root'}, uid ${c.user.uid}, ${caps}, ${memory}`;
+}
 
 async function main(): Promise<void> {
   ensureHostTools();
@@ -70,13 +78,13 @@ async function main(): Promise<void> {
   await dropDatabase(adminUrl, DATABASE);
   mkdirSync(logDir, { recursive: true });
 
-  const manifests = readManifests();
-  const config = manifests.configMaps.get('ingest-config') ?? {};
+  const rendered = new Rendered('base', renderOverlay(join(REPO, 'deploy/k8s/base')));
+  const config: Record<string, string> = rendered.find('ConfigMap', 'ingest-config')['data'] ?? {};
   const topicOf = (key: string) => {
-    if (!config[key]) throw new Error(`ConfigMap ingest-config of ${manifests.dir} has no ${key}`);
+    if (!config[key]) throw new Error(`ConfigMap ingest-config of deploy/k8s/base has no ${key}`);
     return `image-test.${runId}.${config[key]}`;
   };
-  const topics = {
+  const topics: TopicNames = {
     commands: topicOf('COMMANDS_TOPIC'),
     audit: topicOf('AUDIT_TOPIC'),
     stockZero: topicOf('STOCK_ZERO_TOPIC'),
@@ -84,74 +92,70 @@ async function main(): Promise<void> {
   };
   topicNames = Object.values(topics);
   const groupId = `image-test-${runId}-projector`;
-  const secrets = { ingest: `image-test-ingest-${runId}`, cron: `image-test-cron-${runId}` };
-  // What an overlay and the cluster provide, for this machine: the ConfigMap and env of the YAML stay as they are otherwise.
-  const ctx: PodContext = {
-    manifests,
-    secrets: {
-      'ingest-secrets': {
-        'ingest-secret': secrets.ingest,
-        'cron-secret': secrets.cron,
-        'api-key-pepper': `image-test-pepper-${runId}-0123456789abcdef`,
-        'database-url': databaseUrl,
-        'migrate-database-url': databaseUrl,
-      },
+  const secrets: SecretData = {
+    'ingest-secrets': {
+      'ingest-secret': INGEST_SECRET,
+      'cron-secret': CRON_SECRET,
+      'api-key-pepper': `image-test-pepper-${runId}-0123456789abcdef`,
+      'database-url': databaseUrl,
+      'migrate-database-url': databaseUrl,
     },
-    volumesDir,
-    overrides: {
-      KAFKA_BROKERS: kafka.brokers.join(','),
-      // One broker, as the dev overlay says.
-      KAFKA_REPLICATION_FACTOR: '1',
-      KAFKA_MIN_INSYNC_REPLICAS: '1',
-      COMMANDS_TOPIC: topics.commands,
-      AUDIT_TOPIC: topics.audit,
-      STOCK_ZERO_TOPIC: topics.stockZero,
-      STOCK_RESTORED_TOPIC: topics.stockRestored,
-      PROJECTOR_GROUP_ID: groupId,
-      // The host's network is shared with everything else on the machine.
-      HOST: '127.0.0.1',
-    },
-    freePort,
   };
-  const container = async (workload: string, name: string, role: string) => {
-    const c = new Container(runId, role, await runSpec(ctx, workload, name), image.ref);
-    containers.push(c);
-    return c;
+  // What an overlay and the cluster provide, for this machine: the manifests' settings stay as they are otherwise.
+  const overrides = {
+    KAFKA_BROKERS: kafka.brokers.join(','),
+    // One broker, as the dev overlay says.
+    KAFKA_REPLICATION_FACTOR: '1',
+    KAFKA_MIN_INSYNC_REPLICAS: '1',
+    COMMANDS_TOPIC: topics.commands,
+    AUDIT_TOPIC: topics.audit,
+    STOCK_ZERO_TOPIC: topics.stockZero,
+    STOCK_RESTORED_TOPIC: topics.stockRestored,
+    PROJECTOR_GROUP_ID: groupId,
+    // The host's network is shared with everything else on the machine.
+    HOST: '127.0.0.1',
+  };
+  // Container names are the machine's: the run's id keeps them apart from any other run's.
+  const plan = (workload: Obj, role: string) => {
+    const podName = `image-test-${runId}-${role}`;
+    return planPod({ rendered, workload, podName, secrets, dir: join(volumesDir, podName), hostPort: freePort, overrides });
   };
 
   // 2. The setup Job: init containers, then containers, each to its end.
-  const job = manifests.workloads.get('Job/ingest-setup');
-  if (!job) throw new Error(`${manifests.dir} has no Job ingest-setup`);
-  const steps = [...(job['spec'].template.spec.initContainers ?? []), ...job['spec'].template.spec.containers].map((c: any) =>
-    String(c.name),
-  );
+  const setup = await plan(rendered.find('Job', 'ingest-setup'), 'setup');
   const setupTimes: string[] = [];
-  for (const step of steps) {
-    const c = await container('Job/ingest-setup', step, `setup-${step}`);
-    say(`setup: ${c.spec.command.join(' ')}`);
-    const r = await c.runToEnd();
-    setupTimes.push(`${c.spec.command.slice(1).join(' ')} exit ${r.exitCode} in ${secs(r.ms)}`);
-    if (r.exitCode !== 0) throw new Error(`setup step ${step} exited ${r.exitCode}:\n${r.output.trim().split('\n').slice(-20).join('\n')}`);
+  for (const c of [...setup.init, ...setup.containers]) {
+    say(`setup: ${c.argv.join(' ')}`);
+    const started = Date.now();
+    const r = await runContainer(`${setup.name}-${c.name}`, c, image.ref, logDir);
+    setupTimes.push(`${c.argv.slice(1).join(' ')} exit ${r.code} in ${secs(Date.now() - started)}`);
+    if (r.code !== 0) throw new Error(`setup step ${c.name} exited ${r.code}:\n${r.output.trim().split('\n').slice(-20).join('\n')}`);
   }
   line('setup', setupTimes.join('; '));
 
-  // 3. The services.
-  const gatewayApi = (c: Container): Gateway => ({ port: c.spec.readiness!.port, ingestSecret: secrets.ingest, cronSecret: secrets.cron });
-  const startService = async (workload: string, name: string, role: string) => {
-    const c = await container(workload, name, role);
-    await c.start();
-    const ms = await c.waitReady();
-    say(`${role} ready in ${secs(ms)} (readiness ${c.spec.readiness!.path} on ${c.spec.readiness!.port})`);
-    return { c, ms };
+  // 3. The services, each pod until its probes say it is ready.
+  const start = async (deployment: 'gateway' | 'projector', role: string): Promise<RolePod & { readyMs: number }> => {
+    const started = Date.now();
+    const pod = await startPod(await plan(rendered.find('Deployment', `ingest-${deployment}`), role), image.ref, logDir, say);
+    running.add(pod);
+    await pod.waitReady(120_000);
+    const readyMs = Date.now() - started;
+    say(`${role} ready in ${secs(readyMs)}`);
+    return { role, pod, readyMs };
   };
-  const projector1 = await startService('Deployment/ingest-projector', 'projector', 'projector-1');
-  const gateway1 = await startService('Deployment/ingest-gateway', 'gateway', 'gateway-1');
-  line('ready', `projector ${secs(projector1.ms)}, gateway ${secs(gateway1.ms)} (/readyz 200, read-only, uid 1000, no capabilities)`);
+  const projector1 = await start('projector', 'projector-1');
+  const gateway1 = await start('gateway', 'gateway-1');
+  const gw = gateway1.pod.plan.containers[0]!;
+  line(
+    'ready',
+    `projector ${secs(projector1.readyMs)}, gateway ${secs(gateway1.readyMs)} ` +
+      `(${gw.probes.readiness?.['httpGet']?.path ?? 'no readiness probe'} 200; ${confinement(gw)})`,
+  );
 
   // 4. Every kind of write, and the stock events.
   events = await readStockEvents(kafka.brokers, topics, runId);
   const shop = `image-test-${runId}.example`;
-  const writes = await writeEveryKind(gatewayApi(gateway1.c), shop, config['BUSINESS_TIMEZONE'] ?? 'Asia/Tokyo');
+  const writes = await writeEveryKind(gatewayApi(gateway1), shop, config['BUSINESS_TIMEZONE'] ?? 'Asia/Tokyo');
   for (const w of writes.checks.filter((c) => !c.ok)) failures.push(`write ${w.name}: ${w.detail}`);
   const missing = await events.waitFor(writes.stockEvents, shop, 30_000);
   for (const m of missing) failures.push(`no ${m.topic} event for ${m.barcode} at ${m.locationId} seq ${m.seq} within 30 s`);
@@ -164,19 +168,14 @@ async function main(): Promise<void> {
   );
 
   // 5. Drain.
-  const shops = await seedShops(gatewayApi(gateway1.c), [`load-a-${runId}.example`, `load-b-${runId}.example`]);
+  const shops = await setupShops(gatewayApi(gateway1).port, [`load-a-${runId}.example`, `load-b-${runId}.example`]);
   say(`load of ${RATE} requests/s on ${shops.length} shops (INV levels at ${BASE_AVAILABLE})`);
   const drain = await drainUnderLoad({
     runId,
     shops,
-    gateway1: gateway1.c,
-    gateway1Api: gatewayApi(gateway1.c),
-    projector1: projector1.c,
-    newGateway: async () => {
-      const g = await startService('Deployment/ingest-gateway', 'gateway', 'gateway-2');
-      return { container: g.c, api: gatewayApi(g.c) };
-    },
-    newProjector: async () => (await startService('Deployment/ingest-projector', 'projector', 'projector-2')).c,
+    gateway1,
+    projector1,
+    start,
     brokers: kafka.brokers,
     topics,
     groupId,
@@ -184,9 +183,10 @@ async function main(): Promise<void> {
     ratePerSec: RATE,
     say,
   });
-  for (const c of drain.survivors) {
-    const stopped = await c.stop();
-    drain.stops.push({ role: c.role, inFlight: 0, ...stopped });
+  for (const p of [gateway1, projector1]) running.delete(p.pod);
+  for (const p of drain.survivors) {
+    drain.stops.push(await stopUnderLoad(p, null, say));
+    running.delete(p.pod);
   }
   report(drain);
 }
@@ -206,20 +206,22 @@ function report(d: DrainResult): void {
     `requests ${sent.length}, answered ${answered.length} (${statuses}), refused at connect ${d.refused}, ` +
       `lost ${v.lost.length}, doubled ${v.doubled.length}; log projected in ${secs(d.quiescentMs)}`,
   );
+  if (d.load.droppedByClient()) failures.push(`${d.load.droppedByClient()} request(s) not sent: the client's in-flight bound was reached`);
   for (const s of d.stops) {
     line(
       '',
-      `${s.role}: SIGTERM -> exit ${s.exitCode} in ${secs(s.drainMs)}${s.inFlight ? ` (${s.inFlight} requests in flight)` : ' (idle)'}`,
+      `${s.role}: ${s.preStopMs >= 50 ? `preStop ${secs(s.preStopMs)}, ` : ''}SIGTERM -> exit ${s.code} in ${secs(s.drainMs)}` +
+        (s.inFlight ? ` (${s.inFlight} requests in flight)` : ' (idle)'),
     );
-    if (s.exitCode !== 0) failures.push(`${s.role} exited ${s.exitCode} on SIGTERM (137: killed after its grace period)`);
+    if (s.code !== 0) failures.push(`${s.role} exited ${s.code} on SIGTERM${s.killed ? ' (SIGKILL at the end of its grace period)' : ''}`);
   }
   for (const i of v.info) line('', i);
   failures.push(...v.lost.map((l) => `lost: ${l}`), ...v.doubled.map((l) => `doubled: ${l}`), ...v.failures);
 }
 
-async function cleanup(ok: boolean): Promise<void> {
-  for (const c of containers) await c.saveLog(logDir).catch(() => {});
-  await removeRunContainers(runId).catch((err: unknown) => say(`could not remove the containers: ${String(err)}`));
+async function cleanup(ok: boolean, stopPods: boolean): Promise<void> {
+  // On a signal the pods are left to the kubelet's exit hook (removed at once), not stopped one by one.
+  if (stopPods) await Promise.all([...running].map((p) => p.terminate().catch(() => {})));
   await events?.close().catch(() => {});
   if (kafka && topicNames.length) {
     const admin = createKafka({ brokers: kafka.brokers, clientId: `image-test-${runId}-cleanup` }).admin();
@@ -237,8 +239,8 @@ async function cleanup(ok: boolean): Promise<void> {
 let cleaning: Promise<void> | undefined;
 for (const sig of ['SIGINT', 'SIGTERM'] as const)
   process.on(sig, () => {
-    say(`${sig}: removing the containers of run ${runId}`);
-    void (cleaning ??= cleanup(false)).finally(() => process.exit(130));
+    say(`${sig}: removing the pods of run ${runId}`);
+    void (cleaning ??= cleanup(false, false)).finally(() => process.exit(130));
   });
 
 try {
@@ -247,7 +249,7 @@ try {
   failures.push(err instanceof Error ? err.message : String(err));
 }
 const ok = failures.length === 0;
-await (cleaning ??= cleanup(ok));
+await (cleaning ??= cleanup(ok, true));
 console.log(`\ntest:image, run ${runId} (logs: .data/image-test/${runId}/)`);
 for (const s of summary) console.log(s);
 console.log(`${'result'.padEnd(9)} ${ok ? 'PASS' : `FAIL (${failures.length})`} in ${secs(Date.now() - t0)}`);
