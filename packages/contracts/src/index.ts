@@ -12,6 +12,7 @@ export {
 } from './schemaFiles.ts';
 export { buildOpenApi, PLANNED, REMOVED_METHODS, type OpenApiOptions } from './openapi.ts';
 export { buildAsyncApi, type AsyncApiOptions, type TopicSpec } from './asyncapi.ts';
+export { coveredFiles, lockProblems, lockText, readLock, sha256Hex, type FileLock } from './frozenFiles.ts';
 export { ERROR_CODE_HEADER, ERROR_CODES, type ErrorCode } from './errorCodes.ts';
 export { canonicalJson } from './compat/canonicalJson.ts';
 export { checkContracts, compareContracts, type CheckResult } from './compat/check.ts';
