@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { lockProblems, SchemaRegistry } from '@ingest/contracts';
 import { createDatabaseFromTemplate, createPool, dropDatabase, type Pool } from '@ingest/db';
+import { COMMAND_VERSION } from '@ingest/domain';
 import { createCommandDecoder } from '@ingest/projection';
 import {
   CORPUS_DIR,
@@ -85,6 +86,15 @@ describe(`the frozen command corpus ${VERSION} (docs/testing.md#the-command-corp
         'If the projection changed on purpose, rerun with UPDATE_READ_MODEL_CHECKSUM=1 and commit tests/fixtures/command-log/v1/read-model.json ' +
         'in the same commit, saying why in its message; otherwise the change breaks replays (docs/testing.md#the-command-corpus)',
     ).toEqual([]);
+  });
+
+  it("reads each record as the same command with the version today's gateway writes in it (v: 1) as without (docs/replay.md#command-versions)", () => {
+    for (const [i, r] of records.entries()) {
+      const value = JSON.parse(r.value) as Record<string, unknown>;
+      expect(value['v'], `record ${i} was written before commands carried a version`).toBeUndefined();
+      const today = Buffer.from(JSON.stringify({ v: COMMAND_VERSION, ...value }));
+      expect(decode(today), `record ${i}`).toEqual(decode(Buffer.from(r.value)));
+    }
   });
 
   it('changes nothing when replayed again: every record is a duplicate (D4)', async () => {

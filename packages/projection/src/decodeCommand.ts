@@ -1,6 +1,6 @@
 import type { SchemaRegistry, Validator } from '@ingest/contracts';
 import type { CommandEnvelope } from '@ingest/contracts/types';
-import { isUuid, PLATFORM_ACTOR, type Command } from '@ingest/domain';
+import { COMMAND_VERSION, isUuid, PLATFORM_ACTOR, versionOf, type Command } from '@ingest/domain';
 
 const PAYLOAD_SCHEMA = {
   'products.upsert': 'commands/products-upsert.json',
@@ -36,12 +36,25 @@ export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | 
     } catch {
       return { ok: false, error: 'command is not JSON' };
     }
+    // The version it was written in (none: 1), docs/replay.md#command-versions.
+    const v = versionOf(parsed);
+    if (v === null) return { ok: false, error: 'invalid command envelope: v must be a positive integer', ...idsOf(parsed) };
+    // Written by a newer gateway than this code: parked, and applied by an operator's retry once the
+    // projector reads its version (deploy readers first).
+    if (v > COMMAND_VERSION)
+      return {
+        ok: false,
+        error: `command version ${v} is newer than this projector reads (up to version ${COMMAND_VERSION})`,
+        ...idsOf(parsed),
+      };
     const env = envelope(parsed);
     if (!env.ok) return { ok: false, error: `invalid command envelope: ${env.failure.message}`, ...idsOf(parsed) };
     const ids = { commandId: env.value.command_id, shop: env.value.shop };
     const payload = payloads.get(env.value.kind)?.(env.value.payload);
     if (!payload?.ok) return { ok: false, error: `invalid ${env.value.kind} payload: ${payload?.failure.message}`, ...ids };
+    // The version is the record's, not the command's: the deciders see the same command whatever it was written in.
+    const { v: _version, ...command } = env.value;
     // D28: a command without actor was appended before per-shop keys existed, with a platform secret.
-    return { ok: true, command: { ...env.value, actor: env.value.actor ?? PLATFORM_ACTOR } as unknown as Command };
+    return { ok: true, command: { ...command, actor: command.actor ?? PLATFORM_ACTOR } as unknown as Command };
   };
 }
