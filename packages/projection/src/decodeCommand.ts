@@ -1,17 +1,6 @@
-import type { SchemaRegistry, Validator } from '@ingest/contracts';
-import type { CommandEnvelope } from '@ingest/contracts/types';
+import type { SchemaRegistry } from '@ingest/contracts';
 import { COMMAND_VERSION, isUuid, PLATFORM_ACTOR, versionOf, type Command } from '@ingest/domain';
-
-const PAYLOAD_SCHEMA = {
-  'products.upsert': 'commands/products-upsert.json',
-  'locations.register': 'commands/locations-register.json',
-  'channels.register': 'commands/channels-register.json',
-  'inventory.snapshot': 'commands/inventory-snapshot.json',
-  'inventory.available': 'commands/inventory-available.json',
-  'inventory.levels': 'commands/inventory-levels.json',
-  'inventory.daily_snapshot': 'commands/daily-snapshot.json',
-  'order_lines.upsert': 'commands/order-lines-upsert.json',
-} as const satisfies Record<Command['kind'], string>;
+import { compileAll, versionReader, type ReadResult } from './versionReader.ts';
 
 export type DecodeResult = { ok: true; command: Command } | { ok: false; error: string; commandId?: string; shop?: string };
 
@@ -23,12 +12,20 @@ function idsOf(parsed: unknown): { commandId?: string; shop?: string } {
     : {};
 }
 
-/** Parses and validates a command message against schemas/commands (envelope, then payload by kind). */
+/**
+ * Parses a command message and reads it with the released schemas of the version it was written in
+ * (schemas/commands/v<N>/, docs/replay.md#command-versions): envelope, then payload by kind.
+ */
 export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | null) => DecodeResult {
-  const envelope = schemas.validator<CommandEnvelope>('commands/envelope.json');
-  const payloads = new Map<string, Validator<unknown>>(
-    Object.entries(PAYLOAD_SCHEMA).map(([kind, schema]) => [kind, schemas.validator(schema)]),
-  );
+  const readers = new Map<number, (value: unknown) => ReadResult>();
+  const readerOf = (v: number) => {
+    let r = readers.get(v);
+    if (!r) readers.set(v, (r = versionReader(schemas, v)));
+    return r;
+  };
+  // The current version's schemas compiled at start, as its commands are the live ones; older ones when a command needs them.
+  readerOf(COMMAND_VERSION);
+  compileAll(schemas, COMMAND_VERSION);
   return (value) => {
     let parsed: unknown;
     try {
@@ -36,7 +33,7 @@ export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | 
     } catch {
       return { ok: false, error: 'command is not JSON' };
     }
-    // The version it was written in (none: 1), docs/replay.md#command-versions.
+    // The version it was written in (none: 1).
     const v = versionOf(parsed);
     if (v === null) return { ok: false, error: 'invalid command envelope: v must be a positive integer', ...idsOf(parsed) };
     // Written by a newer gateway than this code: parked, and applied by an operator's retry once the
@@ -47,14 +44,11 @@ export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | 
         error: `command version ${v} is newer than this projector reads (up to version ${COMMAND_VERSION})`,
         ...idsOf(parsed),
       };
-    const env = envelope(parsed);
-    if (!env.ok) return { ok: false, error: `invalid command envelope: ${env.failure.message}`, ...idsOf(parsed) };
-    const ids = { commandId: env.value.command_id, shop: env.value.shop };
-    const payload = payloads.get(env.value.kind)?.(env.value.payload);
-    if (!payload?.ok) return { ok: false, error: `invalid ${env.value.kind} payload: ${payload?.failure.message}`, ...ids };
+    const read = readerOf(v)(parsed);
+    if (!read.ok) return { ...read, ...idsOf(parsed) };
     // The version is the record's, not the command's: the deciders see the same command whatever it was written in.
-    const { v: _version, ...command } = env.value;
+    const { v: _version, ...command } = read.command;
     // D28: a command without actor was appended before per-shop keys existed, with a platform secret.
-    return { ok: true, command: { ...command, actor: command.actor ?? PLATFORM_ACTOR } as unknown as Command };
+    return { ok: true, command: { ...command, actor: command['actor'] ?? PLATFORM_ACTOR } as unknown as Command };
   };
 }
