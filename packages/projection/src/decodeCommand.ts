@@ -1,6 +1,6 @@
 import type { SchemaRegistry } from '@ingest/contracts';
-import { COMMAND_VERSION, isUuid, PLATFORM_ACTOR, versionOf, type Command } from '@ingest/domain';
-import { compileAll, versionReader, type ReadResult } from './versionReader.ts';
+import { COMMAND_VERSIONS, isUuid, PLATFORM_ACTOR, upcast, versionOf, type Command, type CommandVersions } from '@ingest/domain';
+import { compileAll, versionReader, type ReadCommand, type ReadResult } from './versionReader.ts';
 
 export type DecodeResult = { ok: true; command: Command } | { ok: false; error: string; commandId?: string; shop?: string };
 
@@ -13,10 +13,16 @@ function idsOf(parsed: unknown): { commandId?: string; shop?: string } {
 }
 
 /**
- * Parses a command message and reads it with the released schemas of the version it was written in
- * (schemas/commands/v<N>/, docs/replay.md#command-versions): envelope, then payload by kind.
+ * Parses a command message, reads it with the released schemas of the version it was written in
+ * (schemas/commands/v<N>/: envelope, then payload by kind) and upcasts it to the current version, so
+ * the deciders only ever see the current shape (docs/replay.md#command-versions). `versions` is the
+ * production registry but in the tests of the mechanism.
  */
-export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | null) => DecodeResult {
+export function createCommandDecoder(
+  schemas: SchemaRegistry,
+  versions: CommandVersions = COMMAND_VERSIONS,
+): (value: Buffer | null) => DecodeResult {
+  const { current } = versions;
   const readers = new Map<number, (value: unknown) => ReadResult>();
   const readerOf = (v: number) => {
     let r = readers.get(v);
@@ -24,8 +30,17 @@ export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | 
     return r;
   };
   // The current version's schemas compiled at start, as its commands are the live ones; older ones when a command needs them.
-  readerOf(COMMAND_VERSION);
-  compileAll(schemas, COMMAND_VERSION);
+  readerOf(current);
+  compileAll(schemas, current);
+
+  /** An older command in the current shape, read again with the current schemas: an upcaster's slip is caught here, not in a decider. */
+  const upcastRead = (read: ReadCommand, v: number): ReadResult => {
+    const up = upcast(withoutVersion(read), v, versions);
+    if (!up.ok) return up;
+    const again = readerOf(current)({ ...up.command, v: current });
+    return again.ok ? again : { ok: false, error: `${read.kind} upcast from version ${v} does not fit version ${current}: ${again.error}` };
+  };
+
   return (value) => {
     let parsed: unknown;
     try {
@@ -38,17 +53,18 @@ export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | 
     if (v === null) return { ok: false, error: 'invalid command envelope: v must be a positive integer', ...idsOf(parsed) };
     // Written by a newer gateway than this code: parked, and applied by an operator's retry once the
     // projector reads its version (deploy readers first).
-    if (v > COMMAND_VERSION)
-      return {
-        ok: false,
-        error: `command version ${v} is newer than this projector reads (up to version ${COMMAND_VERSION})`,
-        ...idsOf(parsed),
-      };
-    const read = readerOf(v)(parsed);
+    if (v > current)
+      return { ok: false, error: `command version ${v} is newer than this projector reads (up to version ${current})`, ...idsOf(parsed) };
+    let read = readerOf(v)(parsed);
+    if (read.ok && v < current) read = upcastRead(read.command, v);
     if (!read.ok) return { ...read, ...idsOf(parsed) };
-    // The version is the record's, not the command's: the deciders see the same command whatever it was written in.
-    const { v: _version, ...command } = read.command;
+    const command = withoutVersion(read.command);
     // D28: a command without actor was appended before per-shop keys existed, with a platform secret.
     return { ok: true, command: { ...command, actor: command['actor'] ?? PLATFORM_ACTOR } as unknown as Command };
   };
+}
+
+/** The version is the record's, not the command's: the deciders see the same command whatever it was written in. */
+function withoutVersion({ v: _v, ...command }: ReadCommand): ReadCommand {
+  return command;
 }
