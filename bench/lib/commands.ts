@@ -1,9 +1,11 @@
 // Command envelopes exactly as the gateway builds them (services/gateway/src/commands/submit.ts and routes/*):
-// command_id UUIDv7, kind, shop, received_at, source.endpoint, actor (D28: platform, the shared secrets), the kind's
+// the schema version v, command_id UUIDv7, kind, shop, received_at, source.endpoint, actor (D28: platform, the shared secrets), the kind's
 // meta fields, payload.
 import {
   businessDate,
+  COMMAND_VERSION,
   PLATFORM_ACTOR,
+  type CommandRecord,
   type DailySnapshotCommand,
   type InventoryAvailableCommand,
   type InventoryLevelsCommand,
@@ -22,7 +24,13 @@ export const BUSINESS_TIMEZONE = 'Asia/Tokyo';
 
 function meta(endpoint: string) {
   const at = nextInstant();
-  return { command_id: uuidv7(at.getTime()), received_at: at.toISOString(), source: { endpoint }, actor: PLATFORM_ACTOR };
+  return {
+    v: COMMAND_VERSION,
+    command_id: uuidv7(at.getTime()),
+    received_at: at.toISOString(),
+    source: { endpoint },
+    actor: PLATFORM_ACTOR,
+  };
 }
 
 /** A snapshot as the gateway builds it; `inventoryAsOf` (default: received_at) may be earlier, as a client may send it (D15b). */
@@ -48,9 +56,10 @@ export function snapshotCommand(
 }
 
 /** The daily job's command (D16), as services/projector/src/dailyScheduler.ts appends it. */
-export function dailySnapshotCommand(shop: string, snapshotDate: string): DailySnapshotCommand {
+export function dailySnapshotCommand(shop: string, snapshotDate: string): CommandRecord<DailySnapshotCommand> {
   const at = nextInstant();
   return {
+    v: COMMAND_VERSION,
     command_id: uuidv7(at.getTime()),
     kind: 'inventory.daily_snapshot',
     shop,

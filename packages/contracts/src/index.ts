@@ -1,5 +1,5 @@
 export * from './types.ts';
-export { SchemaRegistry, describeFirstError, pointerToPath, SCHEMAS_DIR, SCHEMA_GROUPS } from './validation.ts';
+export { SchemaRegistry, describeFirstError, pointerToPath, releasedCommandVersions, SCHEMAS_DIR, SCHEMA_GROUPS } from './validation.ts';
 export type { SchemaName, Validator, ValidationFailure } from './validation.ts';
 export {
   readSchemaFiles,
@@ -12,6 +12,18 @@ export {
 } from './schemaFiles.ts';
 export { buildOpenApi, PLANNED, REMOVED_METHODS, type OpenApiOptions } from './openapi.ts';
 export { buildAsyncApi, type AsyncApiOptions, type TopicSpec } from './asyncapi.ts';
+export {
+  changedSinceRelease,
+  COMMAND_PAYLOAD_FILES,
+  ENVELOPE_FILE,
+  releasedCommandFiles,
+  releasedCommandsLock,
+  releasedForm,
+  releasedSchemaName,
+  releasedText,
+  shapeOf,
+} from './releasedCommands.ts';
+export { coveredFiles, lockProblems, lockText, readLock, sha256Hex, type FileLock } from './frozenFiles.ts';
 export { ERROR_CODE_HEADER, ERROR_CODES, type ErrorCode } from './errorCodes.ts';
 export { canonicalJson } from './compat/canonicalJson.ts';
 export { checkContracts, compareContracts, type CheckResult } from './compat/check.ts';

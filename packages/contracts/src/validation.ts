@@ -48,9 +48,9 @@ export class SchemaRegistry {
   constructor(schemasDir: string = SCHEMAS_DIR) {
     this.refusing = createAjv(false);
     this.tolerant = createAjv(true);
-    for (const group of SCHEMA_GROUPS.filter((g) => existsSync(join(schemasDir, g)))) {
-      for (const file of readdirSync(join(schemasDir, group)).filter((f) => f.endsWith('.json'))) {
-        const schema = JSON.parse(readFileSync(join(schemasDir, group, file), 'utf8')) as object;
+    for (const folder of schemaFolders(schemasDir)) {
+      for (const file of readdirSync(join(schemasDir, folder)).filter((f) => f.endsWith('.json'))) {
+        const schema = JSON.parse(readFileSync(join(schemasDir, folder, file), 'utf8')) as object;
         this.refusing.addSchema(schema);
         this.tolerant.addSchema(structuredClone(schema));
       }
@@ -73,6 +73,25 @@ export class SchemaRegistry {
       return { ok: false, failure: describeFirstError(validate.errors ?? [], fieldOrder) };
     };
   }
+}
+
+/** The released versions of the command schemas (the `v<N>` folders of schemas/commands), in order. */
+export function releasedCommandVersions(schemasDir: string = SCHEMAS_DIR): number[] {
+  const dir = join(schemasDir, 'commands');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && /^v[1-9]\d*$/.test(e.name))
+    .map((e) => Number(e.name.slice(1)))
+    .sort((a, b) => a - b);
+}
+
+/**
+ * The folders of schemas/ that the registry compiles: the three groups, and each released version of
+ * the command schemas (`commands/v1`, docs/replay.md#command-versions), which old commands are read with.
+ */
+function schemaFolders(schemasDir: string): string[] {
+  const groups = SCHEMA_GROUPS.filter((g) => existsSync(join(schemasDir, g)));
+  return [...groups, ...releasedCommandVersions(schemasDir).map((v) => `commands/v${v}`)];
 }
 
 function createAjv(stripUnknown: boolean): Ajv {

@@ -1,17 +1,6 @@
-import type { SchemaRegistry, Validator } from '@ingest/contracts';
-import type { CommandEnvelope } from '@ingest/contracts/types';
-import { isUuid, PLATFORM_ACTOR, type Command } from '@ingest/domain';
-
-const PAYLOAD_SCHEMA = {
-  'products.upsert': 'commands/products-upsert.json',
-  'locations.register': 'commands/locations-register.json',
-  'channels.register': 'commands/channels-register.json',
-  'inventory.snapshot': 'commands/inventory-snapshot.json',
-  'inventory.available': 'commands/inventory-available.json',
-  'inventory.levels': 'commands/inventory-levels.json',
-  'inventory.daily_snapshot': 'commands/daily-snapshot.json',
-  'order_lines.upsert': 'commands/order-lines-upsert.json',
-} as const satisfies Record<Command['kind'], string>;
+import type { SchemaRegistry } from '@ingest/contracts';
+import { COMMAND_VERSIONS, isUuid, PLATFORM_ACTOR, upcast, versionOf, type Command, type CommandVersions } from '@ingest/domain';
+import { compileAll, versionReader, type ReadCommand, type ReadResult } from './versionReader.ts';
 
 export type DecodeResult = { ok: true; command: Command } | { ok: false; error: string; commandId?: string; shop?: string };
 
@@ -23,12 +12,35 @@ function idsOf(parsed: unknown): { commandId?: string; shop?: string } {
     : {};
 }
 
-/** Parses and validates a command message against schemas/commands (envelope, then payload by kind). */
-export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | null) => DecodeResult {
-  const envelope = schemas.validator<CommandEnvelope>('commands/envelope.json');
-  const payloads = new Map<string, Validator<unknown>>(
-    Object.entries(PAYLOAD_SCHEMA).map(([kind, schema]) => [kind, schemas.validator(schema)]),
-  );
+/**
+ * Parses a command message, reads it with the released schemas of the version it was written in
+ * (schemas/commands/v<N>/: envelope, then payload by kind) and upcasts it to the current version, so
+ * the deciders only ever see the current shape (docs/replay.md#command-versions). `versions` is the
+ * production registry but in the tests of the mechanism.
+ */
+export function createCommandDecoder(
+  schemas: SchemaRegistry,
+  versions: CommandVersions = COMMAND_VERSIONS,
+): (value: Buffer | null) => DecodeResult {
+  const { current } = versions;
+  const readers = new Map<number, (value: unknown) => ReadResult>();
+  const readerOf = (v: number) => {
+    let r = readers.get(v);
+    if (!r) readers.set(v, (r = versionReader(schemas, v)));
+    return r;
+  };
+  // The current version's schemas compiled at start, as its commands are the live ones; older ones when a command needs them.
+  readerOf(current);
+  compileAll(schemas, current);
+
+  /** An older command in the current shape, read again with the current schemas: an upcaster's slip is caught here, not in a decider. */
+  const upcastRead = (read: ReadCommand, v: number): ReadResult => {
+    const up = upcast(withoutVersion(read), v, versions);
+    if (!up.ok) return up;
+    const again = readerOf(current)({ ...up.command, v: current });
+    return again.ok ? again : { ok: false, error: `${read.kind} upcast from version ${v} does not fit version ${current}: ${again.error}` };
+  };
+
   return (value) => {
     let parsed: unknown;
     try {
@@ -36,12 +48,23 @@ export function createCommandDecoder(schemas: SchemaRegistry): (value: Buffer | 
     } catch {
       return { ok: false, error: 'command is not JSON' };
     }
-    const env = envelope(parsed);
-    if (!env.ok) return { ok: false, error: `invalid command envelope: ${env.failure.message}`, ...idsOf(parsed) };
-    const ids = { commandId: env.value.command_id, shop: env.value.shop };
-    const payload = payloads.get(env.value.kind)?.(env.value.payload);
-    if (!payload?.ok) return { ok: false, error: `invalid ${env.value.kind} payload: ${payload?.failure.message}`, ...ids };
+    // The version it was written in (none: 1).
+    const v = versionOf(parsed);
+    if (v === null) return { ok: false, error: 'invalid command envelope: v must be a positive integer', ...idsOf(parsed) };
+    // Written by a newer gateway than this code: parked, and applied by an operator's retry once the
+    // projector reads its version (deploy readers first).
+    if (v > current)
+      return { ok: false, error: `command version ${v} is newer than this projector reads (up to version ${current})`, ...idsOf(parsed) };
+    let read = readerOf(v)(parsed);
+    if (read.ok && v < current) read = upcastRead(read.command, v);
+    if (!read.ok) return { ...read, ...idsOf(parsed) };
+    const command = withoutVersion(read.command);
     // D28: a command without actor was appended before per-shop keys existed, with a platform secret.
-    return { ok: true, command: { ...env.value, actor: env.value.actor ?? PLATFORM_ACTOR } as unknown as Command };
+    return { ok: true, command: { ...command, actor: command['actor'] ?? PLATFORM_ACTOR } as unknown as Command };
   };
+}
+
+/** The version is the record's, not the command's: the deciders see the same command whatever it was written in. */
+function withoutVersion({ v: _v, ...command }: ReadCommand): ReadCommand {
+  return command;
 }

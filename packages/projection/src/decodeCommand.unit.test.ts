@@ -37,3 +37,31 @@ describe('decoding a command: its actor (D28)', () => {
       });
   });
 });
+
+describe('decoding a command: its schema version (docs/replay.md#command-versions)', () => {
+  it('reads a command without v, as every log written before versions holds them, as version 1', () => {
+    const without = decode(message(envelope()));
+    expect(without).toMatchObject({ ok: true, command: { kind: 'channels.register' } });
+    // The version belongs to the record: the deciders get the same command either way.
+    expect(decode(message(envelope({ v: 1 })))).toEqual(without);
+    expect(without.ok && 'v' in without.command).toBe(false);
+  });
+
+  it('parks a command of a newer version than this code reads, with its ids (applied by a retry after the upgrade)', () => {
+    expect(decode(message(envelope({ v: 2 })))).toEqual({
+      ok: false,
+      error: 'command version 2 is newer than this projector reads (up to version 1)',
+      commandId: '01900000-0000-7000-8000-000000000001',
+      shop: 'shop.example',
+    });
+  });
+
+  it('refuses a v that is not a positive integer', () => {
+    for (const v of [0, -1, 1.5, '1', null, 2 ** 53])
+      expect(decode(message(envelope({ v }))), String(v)).toMatchObject({
+        ok: false,
+        error: 'invalid command envelope: v must be a positive integer',
+        commandId: '01900000-0000-7000-8000-000000000001',
+      });
+  });
+});

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import { dailySnapshotRuns, type Pool } from '@ingest/db';
-import { businessDate, PLATFORM_ACTOR, previousDate, type DailySnapshotCommand } from '@ingest/domain';
+import { businessDate, COMMAND_VERSION, PLATFORM_ACTOR, previousDate, type CommandRecord, type DailySnapshotCommand } from '@ingest/domain';
 import type { CommandLog } from '@ingest/kafka';
 import type { Logger } from '@ingest/runtime';
 
@@ -30,6 +30,7 @@ export function startDailyScheduler(deps: {
     const shops = await dailySnapshotRuns.shopsWithoutRun(deps.pool, date);
     for (const shop of shops) {
       await deps.commandLog.appendCommand({
+        v: COMMAND_VERSION,
         command_id: uuidv7(),
         kind: 'inventory.daily_snapshot',
         shop,
@@ -38,7 +39,7 @@ export function startDailyScheduler(deps: {
         // D28: no shop's key asked for it; the daily job is the platform's.
         actor: PLATFORM_ACTOR,
         payload: { snapshot_date: date },
-      } satisfies DailySnapshotCommand);
+      } satisfies CommandRecord<DailySnapshotCommand>);
     }
     if (shops.length) deps.log.info({ snapshot_date: date, shops: shops.length }, 'daily snapshot commands appended');
     return shops.length;

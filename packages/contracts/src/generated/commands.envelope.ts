@@ -5,6 +5,10 @@
  */
 export interface CommandEnvelope {
   /**
+   * The version of the command schemas the command was written in: this envelope and its kind's payload as released in schemas/commands/v<v>/. The gateway writes the current one; a command without it was appended before commands carried a version and is version 1 (docs/replay.md#command-versions).
+   */
+  v?: number;
+  /**
    * UUIDv7 chosen by the gateway
    */
   command_id: string;

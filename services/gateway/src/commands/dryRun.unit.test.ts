@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pool } from '@ingest/db';
+import { COMMAND_VERSION } from '@ingest/domain';
 import type { DryRunner } from './dryRun.ts';
 import { TEST_AS_OF, TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from '../../testing/testGateway.ts';
 
@@ -76,6 +77,8 @@ describe('dry run (D22)', () => {
         return JSON.parse(JSON.stringify(rest).replace(/"(channel_id|inventory_as_of)":"[^"]*"/g, '"$1":"*"')) as unknown;
       };
       expect(gw.appended.map(strip)).toEqual(gw.dryRuns.map(strip));
+      // Both in the schema version the gateway writes (docs/replay.md#command-versions).
+      expect([...gw.appended, ...gw.dryRuns].map((c) => c['v'])).toEqual([COMMAND_VERSION, COMMAND_VERSION]);
     },
   );
 

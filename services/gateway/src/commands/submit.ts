@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
 import { commandRequests, commandResults, requestKeys, type Pool } from '@ingest/db';
-import type { Command, CommandKind, InventoryMeta } from '@ingest/domain';
+import { COMMAND_VERSION, type Command, type CommandKind, type InventoryMeta } from '@ingest/domain';
 import { classifyKafkaError, KafkaPortError, type CommandEnvelopeLike, type CommandLog } from '@ingest/kafka';
 import { failpoint, retry, type Logger } from '@ingest/runtime';
 import { ApiError, badRequest, unavailable } from '../errors/catalog.ts';
@@ -95,6 +95,8 @@ type Envelope = ReturnType<typeof envelope>;
 
 function envelope(req: Request, res: Response, c: CommandInput, id: { command_id: string; received_at: string }) {
   return {
+    // The schema version it is written in: every later projector and replay reads it as that version (D26).
+    v: COMMAND_VERSION,
     command_id: id.command_id,
     kind: c.kind,
     shop: c.shop,
