@@ -472,6 +472,14 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
     paths[path] = removed;
   }
 
+  // RFC 9110 §15.5.6: a path of this document asked with a method it does not list is 405 with Allow.
+  for (const item of Object.values(paths))
+    for (const op of Object.values(item) as JsonObject[]) {
+      if ((op['tags'] as string[]).includes('Removed')) continue;
+      const responses = { ...(op['responses'] as JsonObject), '405': response('MethodNotAllowed') };
+      op['responses'] = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+    }
+
   // Every error answer names its code (errorCodes.ts) in X-Error-Code: those of its status are listed.
   const codesOf = (status: number): string => {
     const codes = Object.entries(ERROR_CODES)
@@ -625,6 +633,19 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
           { ok: false, error: 'command not found' },
           undefined,
           404,
+        ),
+        MethodNotAllowed: error(
+          'The path does not answer this method (RFC 9110 §15.5.6); `Allow` lists the methods it does. HEAD is answered wherever GET is, and OPTIONS on a path of this document answers 204 with `Allow` (no CORS: the API is for servers).',
+          { ok: false, error: 'method PUT not allowed on /api/ingest/products; allowed: POST, OPTIONS' },
+          {
+            Allow: {
+              description: 'The methods of the path (RFC 9110 §10.2.1).',
+              required: true,
+              schema: { type: 'string' },
+              example: 'POST, OPTIONS',
+            },
+          },
+          405,
         ),
         BodyTimeout: error('The body did not arrive within BODY_TIMEOUT.', { ok: false, error: 'request body timeout' }, undefined, 408),
         TooLarge: error(

@@ -309,7 +309,7 @@ describe('GET /schemas/{group}/{file}', () => {
       expect(served['$id']).toBe(`${BASE}/schemas/${file.name}`);
       expect({ ...served, $id: file.schema['$id'] }).toEqual(file.schema);
     }
-    expect((await fetch(`${g.url}/schemas/http/product.json`, { method: 'PUT' })).status).toBe(404);
+    expect((await fetch(`${g.url}/schemas/http/product.json`, { method: 'PUT' })).status).toBe(405);
     expect((await fetch(`${g.url}/schemas/..%2F..%2Fpackage.json/x.json`)).status).toBe(404);
   });
 
