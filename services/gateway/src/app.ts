@@ -136,7 +136,13 @@ export function buildApp(deps: GatewayDeps): Express {
   );
   app.use(removedRoutes());
   // The API contracts (docs/api.md "API contracts"), before any route that asks for credentials.
-  app.use(docsRoutes({ ...(deps.docs ?? defaultDocs()), metricsOnApiPort: deps.metricsOnApiPort !== false }));
+  app.use(
+    docsRoutes({
+      ...(deps.docs ?? defaultDocs()),
+      metricsOnApiPort: deps.metricsOnApiPort !== false,
+      platformSecretsForRetailers: config.platformSecretsForRetailers,
+    }),
+  );
 
   app.use(keyRoutes({ access, schemas: deps.schemas }));
 
