@@ -362,6 +362,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       responses: {
         '201': { description: 'Minted.', content: json(r('keyCreated'), exampleOf('keyCreated')) },
         '400': response('BadRequest'),
+        // The body is read as every body is (edge/body.ts), within 16 KiB.
+        '413': response('TooLarge'),
+        '415': response('UnsupportedEncoding'),
         ...keysErrors,
       },
     },
