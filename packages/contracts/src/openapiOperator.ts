@@ -71,7 +71,7 @@ export function operatorPaths(t: OperatorDocTools): Record<string, JsonObject> {
         operationId: 'listOperatorCommands',
         summary: 'Commands that need an operator: parked, failed or pending',
         description:
-          '`parked`: open parked commands, by shop and then log position (the order a retry applies them; `waiting_behind` null marks the head of a shop). `failed`: stored answers with status >= 400, newest first. `pending`: accepted commands with no answer that are not parked, newest first. Paged by keyset: pass `next_cursor` as `cursor` with the same `status` and `shop`.',
+          '`parked`: open parked commands, by shop and then log position (the order a retry applies them; `waiting_behind` null marks the head of a shop). `failed`: stored answers with status >= 400, newest first. `pending`: accepted commands with no answer that are not parked, newest first. Paged by keyset: pass `next_cursor` as `cursor` with the same `status` and `shop`. A query parameter not listed here, or one given twice, is 400.',
         security: SECURITY,
         parameters: [
           query(

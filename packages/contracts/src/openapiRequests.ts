@@ -20,7 +20,7 @@ export const NUL_FREE_NOT_BLANK = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
 export const DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:[0-5]\\d(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:?\\d{2})$';
 
 const NUL_NOTE =
-  'Every string of the body is valid Unicode without U+0000 (a `\\u0000` escape, or an unpaired surrogate, is 400 `invalid JSON body`).';
+  'Every string of the body is valid Unicode without U+0000 (a `\\u0000` escape, or an unpaired surrogate, is 400 `invalid JSON body`), and every number is taken exactly as written: one that JSON parsing would round (past 15 significant digits, or out of range) is refused as its item, row or line (docs/api.md "Value ranges").';
 const LOCATION_XOR = 'Exactly one of `location_id` and `location` (D11: both is 422 `invalid_payload`, neither 400).';
 const LINE_LOCATION_XOR = 'Exactly one of `location_id` and `location` (D17; else 422 `invalid_payload`).';
 const AS_OF =
