@@ -42,6 +42,10 @@ export const ERROR_CODES = {
   request_aborted: { status: 400, meaning: 'The client closed the request before its body arrived.' },
   bad_request: { status: 400, meaning: 'The HTTP request itself is malformed (refused by the HTTP parser); the connection is closed.' },
   not_found: { status: 404, meaning: 'No such route, command, schema or documentation file.' },
+  method_not_allowed: {
+    status: 405,
+    meaning: 'The path exists but does not answer this method; the `Allow` header lists the methods it does (RFC 9110 §15.5.6).',
+  },
   body_timeout: { status: 408, meaning: 'The body did not arrive within BODY_TIMEOUT; the connection is closed.' },
   idempotency_key_in_flight: {
     status: 409,

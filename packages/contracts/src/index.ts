@@ -11,6 +11,7 @@ export {
   type JsonObject,
 } from './schemaFiles.ts';
 export { buildOpenApi, PLANNED, REMOVED_METHODS, type OpenApiOptions } from './openapi.ts';
+export { DATE_TIME, NUL_FREE, NUL_FREE_NOT_BLANK } from './openapiRequests.ts';
 export { buildAsyncApi, type AsyncApiOptions, type TopicSpec } from './asyncapi.ts';
 export {
   changedSinceRelease,

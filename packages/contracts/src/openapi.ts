@@ -2,6 +2,7 @@
 import { bundleSchemas, readSchemaFiles, schemaUrl, type JsonObject, type SchemaFile } from './schemaFiles.ts';
 import { ERROR_CODE_HEADER, ERROR_CODES } from './errorCodes.ts';
 import { OPERATOR_TAG, OPERATOR_TAG_DESCRIPTION, operatorPaths } from './openapiOperator.ts';
+import { NUL_FREE, narrowRequestSchemas } from './openapiRequests.ts';
 
 /**
  * The OpenAPI 3.1 document of the HTTP API, generated from schemas/ (bodies are the
@@ -18,6 +19,8 @@ export interface OpenApiOptions {
   metricsOnApiPort?: boolean;
   /** Features of other work in progress, documented once they are served (see PLANNED). */
   planned?: Partial<typeof PLANNED>;
+  /** PLATFORM_SECRETS_FOR_RETAILERS (D28): false takes the shared secrets off the retailer endpoints. */
+  platformSecretsForRetailers?: boolean;
 }
 
 /**
@@ -37,7 +40,8 @@ const JSON_TYPE = 'application/json';
 const SCHEMA_PREFIX = '#/components/schemas/';
 
 type Operation = JsonObject;
-type Security = 'ingest' | 'cron' | 'none';
+/** The spec's shared secret an endpoint takes (services/gateway edge/auth.ts AccessRule `platform`). */
+type Platform = 'ingest' | 'cron' | 'ingest-or-cron';
 
 const ref = (to: string): JsonObject => ({ $ref: to });
 const response = (name: string): JsonObject => ref(`#/components/responses/${name}`);
@@ -62,22 +66,33 @@ interface WriteSpec {
   summary: string;
   description: string;
   tag: string;
-  security: Security;
+  platform: Platform;
   /** The scope a per-shop key needs (D28); null: the platform credential only. */
   scope: string | null;
+  /** A retailer endpoint: PLATFORM_SECRETS_FOR_RETAILERS=off takes the shared secrets off it (D28). */
+  retailer: boolean;
   /** Request body schema (a schemas/ file name) and its shown example. */
   body: JsonObject;
   example: JsonObject;
   /** The 200 body: a `http/responses.json#<key>` def. */
   ok: string;
   unprocessable: boolean;
-  extraParameters?: JsonObject[];
 }
 
 export function buildOpenApi(opts: OpenApiOptions): JsonObject {
   const files = (opts.files ?? readSchemaFiles()).filter((f) => f.name.startsWith('http/'));
   const planned = { ...PLANNED, ...opts.planned };
   const { components: schemas, refOf } = bundleSchemas(files, SCHEMA_PREFIX);
+  narrowRequestSchemas(schemas, SCHEMA_PREFIX);
+  /** Who may call an endpoint, as the gateway's requireAccess decides (services/gateway edge/auth.ts, D28). */
+  const securityOf = (platform: Platform, scope: string | null, retailer: boolean): JsonObject[] => {
+    const shared = !retailer || opts.platformSecretsForRetailers !== false;
+    return [
+      ...(shared && platform !== 'cron' ? [{ ingestSecret: [] }] : []),
+      ...(shared && platform !== 'ingest' ? [{ cronSecret: [], cronShop: [] }] : []),
+      ...(scope === null ? [] : [{ bearerAuth: [scope] }]),
+    ];
+  };
   const s = (name: string): JsonObject => ref(refOf(name));
   const r = (key: string): JsonObject => s(`http/responses.json#${key}`);
   const exampleOf = (key: string): unknown =>
@@ -107,9 +122,8 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
     tags: [spec.tag],
     summary: spec.summary,
     description: spec.description,
-    security: securityOf(spec.security, spec.scope),
+    security: securityOf(spec.platform, spec.scope, spec.retailer),
     parameters: [
-      ...(spec.extraParameters ?? []),
       ref('#/components/parameters/Prefer'),
       ...(planned.idempotencyKeyHeader ? [ref('#/components/parameters/IdempotencyKey')] : []),
       ...(planned.dryRunQuery ? [ref('#/components/parameters/DryRun')] : []),
@@ -131,7 +145,6 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
 
   const SHOP = 'demo.myshop.example';
   const LOCATION = '0194f3a2-0000-7000-8000-00000000aa01';
-  const xShopRequired = ref('#/components/parameters/XShop');
   const levelsLines = byMode('http/inventory-levels.absolute-lines.json', 'http/inventory-levels.delta-lines.json');
   const availableLines = byMode('http/inventory-available.absolute-lines.json', 'http/inventory-available.delta-lines.json');
   const products = { properties: { products: { items: s('http/product.json') } } };
@@ -142,9 +155,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       summary: 'Endpoint 1: products bulk upsert (shop in x-shop)',
       description:
         'Upsert by shop + barcode (D7, D10). A bad item is reported in `errors` and does not stop the others. At most 10,000 products.',
-      security: 'cron',
+      platform: 'cron',
       scope: 'products:write',
-      extraParameters: [xShopRequired],
+      retailer: true,
       body: requestBody('http/products-bulk-upsert.request.json', products),
       example: {
         products: [{ barcode: '4901234567894', product_name: 'Green tea 500ml', brand: 'Acme', current_price: 160, current_cost: 90 }],
@@ -156,8 +169,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       tag: 'Products',
       summary: 'Endpoint 2: products ingest (shop in the body)',
       description: 'The same command as endpoint 1 (D7); the answer adds `errors_count`.',
-      security: 'ingest',
+      platform: 'ingest',
       scope: 'products:write',
+      retailer: true,
       body: requestBody('http/products-ingest.request.json', products),
       example: { shop: SHOP, products: [{ barcode: '4901234567894', product_name: 'Green tea 500ml', current_price: 150 }] },
       ok: 'productsIngest',
@@ -168,8 +182,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       summary: 'Endpoint 3: inventory levels bulk upsert (D17)',
       description:
         'Each line names its own location. `absolute` lines set any of the five quantities; `delta` lines add `<quantity>_delta`. Results below 0 are stored as 0 (`clamped`). A level moving from above 0 to 0 emits `stock_zero` (D18). A bad line is 422 `invalid_payload`.',
-      security: 'ingest',
+      platform: 'ingest',
       scope: 'inventory:write',
+      retailer: true,
       body: requestBody('http/inventory-levels.request.json', levelsLines),
       example: {
         shop: SHOP,
@@ -185,8 +200,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       tag: 'Inventory',
       summary: 'Endpoint 4: inventory snapshot of one location',
       description: 'Absolute stock of one location (D15, D15a, D15b, D16). Exactly one of `location_id` and `location`.',
-      security: 'ingest',
+      platform: 'ingest',
       scope: 'inventory:write',
+      retailer: true,
       body: requestBody('http/inventory-snapshot.request.json', s('http/inventory-snapshot.lines.json')),
       example: {
         shop: SHOP,
@@ -202,8 +218,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       tag: 'Inventory',
       summary: 'Endpoint 5: available quantity, absolute or delta',
       description: 'Only `available_qty` changes. Delta requests with an `idempotency_key` already applied change nothing (D19).',
-      security: 'ingest',
+      platform: 'ingest',
       scope: 'inventory:write',
+      retailer: true,
       body: requestBody('http/inventory-available.request.json', availableLines),
       example: {
         shop: SHOP,
@@ -220,8 +237,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       summary: 'Endpoint 6: order lines bulk upsert',
       description:
         'Rows are checked one by one (D20); rejected rows are listed in `errors` with HTTP 200. At most 5,000 rows. `dry_run` checks everything and writes nothing (D22).',
-      security: 'ingest',
+      platform: 'ingest',
       scope: 'orders:write',
+      retailer: true,
       body: requestBody('http/order-lines.request.json', { properties: { rows: { items: s('http/order-line.json') } } }),
       example: {
         shop: SHOP,
@@ -235,8 +253,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       tag: 'Registry',
       summary: 'Register locations (D14)',
       description: 'An omitted `location_id` is chosen by the gateway. An id of another shop is 422 `invalid_payload`.',
-      security: 'ingest',
+      platform: 'ingest',
       scope: 'registry:write',
+      retailer: true,
       body: s('http/admin-locations.request.json'),
       example: {
         shop: SHOP,
@@ -249,8 +268,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       tag: 'Registry',
       summary: 'Register channels (D14)',
       description: 'An omitted `channel_id` is chosen by the gateway. An id of another shop is 422 `invalid_payload`.',
-      security: 'ingest',
+      platform: 'ingest',
       scope: 'registry:write',
+      retailer: true,
       body: s('http/admin-channels.request.json'),
       example: { shop: SHOP, channels: [{ name: 'Online store' }] },
       ok: 'channels',
@@ -261,8 +281,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       summary: 'Run the daily inventory copy for one shop and date (D16)',
       description:
         'The command the daily scheduler appends. `snapshot_date` defaults to the business day that ended last; a date after today is 422.',
-      security: 'ingest',
+      platform: 'ingest',
       scope: null,
+      retailer: false,
       body: s('http/admin-daily-snapshot.request.json'),
       example: { shop: SHOP, snapshot_date: '2026-11-22' },
       ok: 'daily',
@@ -281,7 +302,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       summary: 'The result of an accepted command (D6)',
       description:
         "The status and body the synchronous answer would have had, 202 while pending or parked, 410 once the result was pruned (RESULT_RETENTION). Accepts the ingest secret, the cron secret with the command's shop in `x-shop`, or a per-shop key with `commands:read` (D28), to which another shop's command is 404.",
-      security: [{ ingestSecret: [] }, { cronSecret: [] }, { bearerAuth: ['commands:read'] }],
+      security: securityOf('ingest-or-cron', 'commands:read', true),
       parameters: [
         {
           name: 'id',
@@ -290,14 +311,6 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
           description: 'The `command_id` of a 202 answer.',
           schema: { type: 'string', format: 'uuid' },
           example: '0194f3a2-5c1e-7d4b-9a6f-2b8c4d6e8f01',
-        },
-        {
-          name: 'x-shop',
-          in: 'header',
-          required: false,
-          description: "With the cron secret: the command's shop.",
-          schema: { type: 'string' },
-          example: SHOP,
         },
       ],
       responses: {
@@ -336,7 +349,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       summary: 'Mint a per-shop API key (D28)',
       description:
         'The key is in this answer only (`Cache-Control: no-store`); it is stored as a keyed hash (HMAC-SHA-256 with API_KEY_PEPPER). Without API_KEY_PEPPER the keys endpoints answer 503.',
-      security: securityOf('ingest'),
+      security: securityOf('ingest', null, false),
       requestBody: {
         required: true,
         content: json(s('http/admin-keys.request.json'), {
@@ -349,6 +362,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       responses: {
         '201': { description: 'Minted.', content: json(r('keyCreated'), exampleOf('keyCreated')) },
         '400': response('BadRequest'),
+        // The body is read as every body is (edge/body.ts), within 16 KiB.
+        '413': response('TooLarge'),
+        '415': response('UnsupportedEncoding'),
         ...keysErrors,
       },
     },
@@ -357,8 +373,17 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       operationId: 'listApiKeys',
       summary: 'List keys, of one shop or of all, in creation order (D28)',
       description: 'Never the key or its hash. `last_used_at` is written by the gateways in batches, a few seconds behind.',
-      security: securityOf('ingest'),
-      parameters: [{ name: 'shop', in: 'query', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 }, example: SHOP }],
+      security: securityOf('ingest', null, false),
+      parameters: [
+        {
+          name: 'shop',
+          in: 'query',
+          required: false,
+          description: 'Only the keys of this shop.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: NUL_FREE },
+          example: SHOP,
+        },
+      ],
       responses: {
         '200': { description: 'The keys.', content: json(r('keyList'), exampleOf('keyList')) },
         '400': response('BadRequest'),
@@ -372,7 +397,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       operationId: 'revokeApiKey',
       summary: 'Revoke a key (D28)',
       description: 'Effective on every gateway within a second. Revoking a revoked key answers 200 with its first revocation time.',
-      security: securityOf('ingest'),
+      security: securityOf('ingest', null, false),
       parameters: [
         {
           name: 'key_id',
@@ -428,7 +453,12 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       operationId: 'docsAsset',
       ...docs(
         'A file of the documentation page',
-        { 'application/octet-stream': { schema: { type: 'string' } } },
+        {
+          'text/css': { schema: { type: 'string' } },
+          'text/javascript': { schema: { type: 'string' } },
+          'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+          'application/octet-stream': { schema: { type: 'string' } },
+        },
         { '404': response('NotFound') },
       ),
       parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string' }, example: 'swagger-ui.css' }],
@@ -472,6 +502,14 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
     paths[path] = removed;
   }
 
+  // RFC 9110 §15.5.6: a path of this document asked with a method it does not list is 405 with Allow.
+  for (const item of Object.values(paths))
+    for (const op of Object.values(item) as JsonObject[]) {
+      if ((op['tags'] as string[]).includes('Removed')) continue;
+      const responses = { ...(op['responses'] as JsonObject), '405': response('MethodNotAllowed') };
+      op['responses'] = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+    }
+
   // Every error answer names its code (errorCodes.ts) in X-Error-Code: those of its status are listed.
   const codesOf = (status: number): string => {
     const codes = Object.entries(ERROR_CODES)
@@ -493,7 +531,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
       title: 'Retail ingestion API',
       version: opts.version ?? '0.1.0',
       summary: 'Push-only ingestion of products, inventory and order lines.',
-      description: `Every write is a command appended to the command log (key: shop) and applied once by the projector (D1, D4). The answer is the projector's result, or 202 with a URL to poll (D6). Bodies are the JSON Schemas served under ${opts.publicBaseUrl}/schemas/. Events: ${opts.publicBaseUrl}/asyncapi.json.`,
+      description: `Every write is a command appended to the command log (key: shop) and applied once by the projector (D1, D4). The answer is the projector's result, or 202 with a URL to poll (D6). Bodies are the JSON Schemas served under ${opts.publicBaseUrl}/schemas/, with what the gateway checks beyond them (strings without NUL, exactly one location form, a date-time form both of its readers take). A path asked with a method it does not list is 405 with Allow; OPTIONS is 204 with Allow. Events: ${opts.publicBaseUrl}/asyncapi.json.`,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: opts.publicBaseUrl }],
@@ -502,17 +540,27 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
     components: {
       schemas,
       securitySchemes: {
+        // Alternatives, one per security requirement of an operation (requireAccess): the platform's
+        // shared secrets, or a per-shop key (D28); the cron secret only with its shop in x-shop (D8).
         ingestSecret: {
           type: 'apiKey',
           in: 'header',
           name: 'x-ingest-secret',
-          description: 'INGEST_SECRET (a comma-separated list of active secrets, D9).',
+          description:
+            'INGEST_SECRET (a comma-separated list of active secrets, D9): the platform credential, for every shop. Not set on the gateway: 503 `INGEST_SECRET not configured`.',
         },
         cronSecret: {
           type: 'apiKey',
           in: 'header',
           name: 'x-cron-secret',
-          description: 'CRON_SECRET (D8, D9); the shop goes in `x-shop`.',
+          description: 'CRON_SECRET (D8, D9): the platform credential of endpoint 1, always sent with `cronShop` (the shop in `x-shop`).',
+        },
+        cronShop: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-shop',
+          description:
+            "With `cronSecret`: the shop the request is for, 1 to 255 characters once trimmed (else 400 `x-shop header required`). With a per-shop key it may be sent, and must then name the key's shop (else 403).",
         },
         bearerAuth: {
           type: 'http',
@@ -522,14 +570,6 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
         },
       },
       parameters: {
-        XShop: {
-          name: 'x-shop',
-          in: 'header',
-          required: true,
-          description: 'The shop domain (D8); at most 255 characters.',
-          schema: { type: 'string', minLength: 1, maxLength: 255 },
-          example: SHOP,
-        },
         Prefer: {
           name: 'Prefer',
           in: 'header',
@@ -544,8 +584,10 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
                 name: 'Idempotency-Key',
                 in: 'header',
                 required: false,
-                description: 'A key per logical request: a resend with the same key and body is answered with the first result.',
-                schema: { type: 'string', minLength: 1, maxLength: 255 },
+                description:
+                  'A key per logical request: a resend with the same key and body is answered with the first result. Printable ASCII, 1 to 255 characters (a structured-field string `"…"` is read without its quotes, so `""` is empty).',
+                // commands/idempotency.ts: printable ASCII; a field value has no space at its ends (RFC 9110 §5.5).
+                schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^(?!""$)[!-~]([ -~]*[!-~])?$' },
               },
             }
           : {}),
@@ -555,8 +597,10 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
                 name: 'dry_run',
                 in: 'query',
                 required: false,
-                description: 'Check and compute the answer, write nothing; the answer carries `dry_run: true` and `as_of`.',
-                schema: { type: 'boolean' },
+                description:
+                  '`true`: check and compute the answer, write nothing; the answer carries `dry_run: true` and `as_of` (D22). `false`, or none: the real thing. Any other value is 400.',
+                // commands/dryRun.ts dryRunRequested: these two words only.
+                schema: { type: 'string', enum: ['true', 'false'] },
               },
             }
           : {}),
@@ -626,6 +670,19 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
           undefined,
           404,
         ),
+        MethodNotAllowed: error(
+          'The path does not answer this method (RFC 9110 §15.5.6); `Allow` lists the methods it does. HEAD is answered wherever GET is, and OPTIONS on a path of this document answers 204 with `Allow` (no CORS: the API is for servers).',
+          { ok: false, error: 'method PUT not allowed on /api/ingest/products; allowed: POST, OPTIONS' },
+          {
+            Allow: {
+              description: 'The methods of the path (RFC 9110 §10.2.1).',
+              required: true,
+              schema: { type: 'string' },
+              example: 'POST, OPTIONS',
+            },
+          },
+          405,
+        ),
         BodyTimeout: error('The body did not arrive within BODY_TIMEOUT.', { ok: false, error: 'request body timeout' }, undefined, 408),
         TooLarge: error(
           'The body is over BODY_LIMIT_BYTES (D11), or too large for the command log.',
@@ -687,14 +744,6 @@ const TAGS: Record<string, string> = {
 
 /** The methods a removed path is documented for: it answers 410 to any. */
 export const REMOVED_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-
-/** The spec's shared secret of an endpoint, or a per-shop key with the scope it needs (D28). */
-function securityOf(security: Security, scope: string | null = null): JsonObject[] {
-  const key = scope === null ? [] : [{ bearerAuth: [scope] }];
-  if (security === 'ingest') return [{ ingestSecret: [] }, ...key];
-  if (security === 'cron') return [{ cronSecret: [] }, ...key];
-  return [];
-}
 
 /** `post /api/ingest/products` -> `postApiIngestProducts`. */
 function operationId(method: string, path: string): string {

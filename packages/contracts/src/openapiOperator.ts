@@ -1,4 +1,5 @@
 import type { JsonObject } from './schemaFiles.ts';
+import { NUL_FREE_NOT_BLANK } from './openapiRequests.ts';
 
 /** What buildOpenApi shares with the operator API's paths: its references into the bundled components. */
 export interface OperatorDocTools {
@@ -70,18 +71,23 @@ export function operatorPaths(t: OperatorDocTools): Record<string, JsonObject> {
         operationId: 'listOperatorCommands',
         summary: 'Commands that need an operator: parked, failed or pending',
         description:
-          '`parked`: open parked commands, by shop and then log position (the order a retry applies them; `waiting_behind` null marks the head of a shop). `failed`: stored answers with status >= 400, newest first. `pending`: accepted commands with no answer that are not parked, newest first. Paged by keyset: pass `next_cursor` as `cursor` with the same `status` and `shop`.',
+          '`parked`: open parked commands, by shop and then log position (the order a retry applies them; `waiting_behind` null marks the head of a shop). `failed`: stored answers with status >= 400, newest first. `pending`: accepted commands with no answer that are not parked, newest first. Paged by keyset: pass `next_cursor` as `cursor` with the same `status` and `shop`. A query parameter not listed here, or one given twice, is 400.',
         security: SECURITY,
         parameters: [
           query(
             'shop',
-            'Only this shop (at most 255 characters).',
-            { type: 'string', minLength: 1, maxLength: 255 },
+            'Only this shop (at most 255 characters, not blank).',
+            { type: 'string', minLength: 1, maxLength: 255, pattern: NUL_FREE_NOT_BLANK },
             'demo.myshop.example',
           ),
           query('status', 'Which commands (default `parked`).', { enum: ['parked', 'failed', 'pending'], default: 'parked' }, 'parked'),
           query('limit', 'Commands per page.', { type: 'integer', minimum: 1, maximum: 500, default: 50 }, 50),
-          query('cursor', "The previous page's `next_cursor` (opaque).", { type: 'string' }, 'eyJ2IjoxfQ'),
+          query(
+            'cursor',
+            "The previous page's `next_cursor` (opaque; one of another status or shop is 400).",
+            { type: 'string', minLength: 1, maxLength: 2048, pattern: '^[A-Za-z0-9_-]+$' },
+            'eyJ2IjoxfQ',
+          ),
         ],
         responses: {
           '200': { description: 'One page of commands.', content: t.json(t.r('operatorCommands'), t.exampleOf('operatorCommands')) },

@@ -8,6 +8,7 @@ import type { GatewayConfig } from './config.ts';
 import { errorHandler, notFound, SAFE_HEADERS } from './errors/catalog.ts';
 import { inflightLimiter } from './edge/inflight.ts';
 import { ingestCredential, principalOf, type AccessConfig } from './edge/auth.ts';
+import { answerOptions, methodNotAllowed, routeMethods } from './edge/methods.ts';
 import { shedShop } from './edge/shedShop.ts';
 import { shopAdmission, type SharedRateBuckets } from './edge/shopAdmission.ts';
 import { countRequest, gatewayMetrics } from './metrics.ts';
@@ -121,6 +122,9 @@ export function buildApp(deps: GatewayDeps): Express {
     next();
   });
   app.use(observe(metrics, deps.log));
+  // Which methods each path answers, from the routes mounted below (read at the first request).
+  const methodsOf = routeMethods(app);
+  app.use(answerOptions(methodsOf));
   app.use(
     healthRoutes({
       registry: deps.registry,
@@ -132,7 +136,13 @@ export function buildApp(deps: GatewayDeps): Express {
   );
   app.use(removedRoutes());
   // The API contracts (docs/api.md "API contracts"), before any route that asks for credentials.
-  app.use(docsRoutes({ ...(deps.docs ?? defaultDocs()), metricsOnApiPort: deps.metricsOnApiPort !== false }));
+  app.use(
+    docsRoutes({
+      ...(deps.docs ?? defaultDocs()),
+      metricsOnApiPort: deps.metricsOnApiPort !== false,
+      platformSecretsForRetailers: config.platformSecretsForRetailers,
+    }),
+  );
 
   app.use(keyRoutes({ access, schemas: deps.schemas }));
 
@@ -181,6 +191,7 @@ export function buildApp(deps: GatewayDeps): Express {
     }),
   );
 
+  app.use(methodNotAllowed(methodsOf));
   app.use((req, _res, next) => next(notFound(`no route for ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.log));
   return app;
@@ -191,7 +202,7 @@ function observe(metrics: ReturnType<typeof gatewayMetrics>, log: Logger): Reque
     const started = performance.now();
     res.once('finish', () => {
       // The matched route pattern, or one shared label for everything else whatever its status
-      // (404s, Express's automatic OPTIONS answer, malformed URLs): a hostile URL adds no series.
+      // (404s, 405s, OPTIONS answers, malformed URLs): a hostile URL adds no series.
       const pattern = (req.route as { path?: unknown } | undefined)?.path;
       const route = typeof pattern === 'string' ? pattern : 'unmatched';
       countRequest(metrics, req.method, route, res.statusCode, started);

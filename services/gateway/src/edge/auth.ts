@@ -115,9 +115,11 @@ export function requireAccess(config: AccessConfig, rule: AccessRule): RequestHa
         return next();
       }
       const cronDigest = matchedDigest(header(req.headers['x-cron-secret']), cron);
-      if (cronDigest) {
+      const shop = header(req.headers['x-shop'])?.trim();
+      // The cron secret is a credential with its shop only (D8): without x-shop, a key sent beside it
+      // is the request's credential (each is an alternative of the OpenAPI document's security).
+      if (cronDigest && (shop || !BEARER.test(header(req.headers['authorization']) ?? ''))) {
         res.locals['credential'] = credentialOf('cron', cronDigest);
-        const shop = header(req.headers['x-shop'])?.trim();
         if (!shop) return next(badRequest('x-shop header required', 'invalid_header'));
         if (shop.length > 255) return next(badRequest('x-shop must be at most 255 characters', 'invalid_header'));
         res.locals['shop'] = shop;

@@ -200,7 +200,7 @@ const CLASSES: Array<{ name: string; send: (path: string, auth: string[]) => Pro
   },
   { name: 'malformed percent-encoding', send: (p, a) => exchange([withLength(`${p}/%ZZ`, a, '{}')]), expect: [400, 404] },
   { name: 'unknown method', send: (p, a) => exchange([head('BREW', p, a)]), expect: [400] },
-  { name: 'other method', send: (p, a) => exchange([head('PUT', p, [...a, 'Content-Length: 2']) + '{}']), expect: [404, 410] },
+  { name: 'other method', send: (p, a) => exchange([head('PUT', p, [...a, 'Content-Length: 2']) + '{}']), expect: [405, 410] },
   {
     name: 'aborted mid-body',
     send: (p, a) => exchange([post(p, a, ['Content-Length: 100'], '{"shop":"a.exa')], { abort: true }),
@@ -261,7 +261,8 @@ describe('the safe headers are on every answer of the API', () => {
     ['a 401 of GET /api/commands', Buffer.from(head('GET', '/api/commands/0190a6e2-0000-7000-8000-000000000000', [])), 401],
     ['a 404', Buffer.from(head('GET', '/api/commands/0190a6e2-0000-7000-8000-000000000000', ['x-ingest-secret: s'])), 404],
     ['a 410', withLength('/api/pixel-events', [], '{}'), 410],
-    ["Express's automatic OPTIONS answer", Buffer.from(head('OPTIONS', '/api/ingest/products', [])), 200],
+    ['the OPTIONS answer', Buffer.from(head('OPTIONS', '/api/ingest/products', [])), 204],
+    ['a 405', Buffer.from(head('DELETE', '/api/ingest/products', [])), 405],
     ['/healthz', Buffer.from(head('GET', '/healthz', [])), 200],
   ])('%s', async (_what, request, status) => {
     const a = (await exchange([request]))!;

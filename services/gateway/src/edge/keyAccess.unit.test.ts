@@ -318,6 +318,23 @@ describe('per-shop keys at the edge (D28)', () => {
     expect(g.appended[before]?.shop).toBe(SHOP);
   });
 
+  it('takes a key sent beside the cron secret without x-shop (the cron secret alone is no credential: it was 400 x-shop header required)', async () => {
+    const before = g.appended.length;
+    const r = await fetchAnswer(`${g.url}/api/products/bulk-upsert`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cron-secret': TEST_CRON_SECRET, ...bearer(k['own']!) },
+      body: JSON.stringify({ products: [{ barcode: BARCODE, product_name: 'Tea' }] }),
+    });
+    expect(r.status).toBe(202);
+    expect(g.appended[before]?.shop).toBe(SHOP);
+    const alone = await fetchAnswer(`${g.url}/api/products/bulk-upsert`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-cron-secret': TEST_CRON_SECRET },
+      body: JSON.stringify({ products: [] }),
+    });
+    expect([alone.status, alone.json?.error]).toEqual([400, 'x-shop header required']);
+  });
+
   it('refuses a key of another shop than the body names before validating the body', async () => {
     const r = await fetchAnswer(`${g.url}/api/ingest/inventory-snapshot`, {
       method: 'POST',

@@ -364,11 +364,10 @@ describe('D11: body and field errors', () => {
     expect((gw.appended[0]?.payload as { items: unknown[] }).items).toHaveLength(10_000);
   });
 
-  it('an unknown route -> 404 JSON with ok:false', async () => {
+  it('an unknown route -> 404 JSON with ok:false; a known one with another method 405', async () => {
     for (const [what, r] of [
       ['POST /api/nope', await post(`${gw.url}/api/nope`, { a: 1 }, ing())],
       ['GET /nope', await get(`${gw.url}/nope`)],
-      ['GET /api/ingest/products', await get(`${gw.url}/api/ingest/products`, ing())],
       ['POST /api/ingest/unknown', await post(`${gw.url}/api/ingest/unknown`, {}, ing())],
     ] as const) {
       seen(what, r);
@@ -376,6 +375,10 @@ describe('D11: body and field errors', () => {
       expect(r.headers.get('content-type') ?? '', what).toMatch(/^application\/json/);
       expect(r.json, what).toEqual({ ok: false, error: expect.any(String) });
     }
+    // A known route asked with another method is 405 with Allow (RFC 9110 §15.5.6), in the same shape.
+    const other = await get(`${gw.url}/api/ingest/products`, ing());
+    seen('GET /api/ingest/products', other);
+    expect([other.status, other.headers.get('allow'), other.json.ok]).toEqual([405, 'POST, OPTIONS', false]);
   });
 });
 

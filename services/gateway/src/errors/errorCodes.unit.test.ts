@@ -82,6 +82,7 @@ describe('X-Error-Code', () => {
     ],
     ['malformed URL', () => answer(`${gw.url}/api/commands/%ZZ`, { headers: auth }), 'malformed_url', ''],
     ['no route', () => answer(`${gw.url}/nowhere`), 'not_found', ''],
+    ['a method the path does not serve', () => answer(`${gw.url}/api/ingest/products`, { method: 'PUT' }), 'method_not_allowed', ''],
     [
       'removed endpoint (D12)',
       () => answer(`${gw.url}/api/pixel-events`, { method: 'POST' }),

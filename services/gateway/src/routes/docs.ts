@@ -21,6 +21,8 @@ export interface DocsDeps {
   files?: SchemaFile[];
   /** False when `/metrics` has a listener of its own (METRICS_PORT): the OpenAPI document then omits it. */
   metricsOnApiPort?: boolean;
+  /** PLATFORM_SECRETS_FOR_RETAILERS (D28): false, and the document offers retailer endpoints a per-shop key only, as they are then. */
+  platformSecretsForRetailers?: boolean;
 }
 
 /** The files of swagger-ui-dist the page loads, served from node_modules: no CDN, works offline. */
@@ -62,7 +64,12 @@ const PAGE = `<!doctype html>
 
 /** The OpenAPI document the gateway serves for a public base URL. */
 function openApiAt(deps: DocsDeps, files: SchemaFile[], publicBaseUrl: string): JsonObject {
-  return buildOpenApi({ publicBaseUrl, files, metricsOnApiPort: deps.metricsOnApiPort !== false });
+  return buildOpenApi({
+    publicBaseUrl,
+    files,
+    metricsOnApiPort: deps.metricsOnApiPort !== false,
+    platformSecretsForRetailers: deps.platformSecretsForRetailers !== false,
+  });
 }
 
 /** The AsyncAPI document the gateway serves for a public base URL. */

@@ -5,6 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildOpenApi,
+  NUL_FREE_NOT_BLANK,
   PLANNED,
   readSchemaFiles,
   REMOVED_METHODS,
@@ -162,20 +163,50 @@ describe('GET /openapi.json', () => {
         .sort(),
     );
     // D28: a per-shop key with the endpoint's scope is accepted beside the spec's secret.
-    expect(paths['/api/products/bulk-upsert']?.['post']?.security).toEqual([{ cronSecret: [] }, { bearerAuth: ['products:write'] }]);
-    expect(JSON.stringify(paths['/api/products/bulk-upsert']?.['post']?.parameters)).toContain('XShop');
+    // D28: a per-shop key with the endpoint's scope is an alternative to the spec's secret; the cron
+    // secret goes with its shop in x-shop (D8), which a key does not need.
+    expect(paths['/api/products/bulk-upsert']?.['post']?.security).toEqual([
+      { cronSecret: [], cronShop: [] },
+      { bearerAuth: ['products:write'] },
+    ]);
+    expect(JSON.stringify(paths['/api/products/bulk-upsert']?.['post']?.parameters)).not.toContain('x-shop');
+    expect(paths['/api/commands/{id}']?.['get']?.security).toEqual([
+      { ingestSecret: [] },
+      { cronSecret: [], cronShop: [] },
+      { bearerAuth: ['commands:read'] },
+    ]);
     expect(paths['/api/ingest/products']?.['post']?.security).toEqual([{ ingestSecret: [] }, { bearerAuth: ['products:write'] }]);
     expect(paths['/api/admin/daily-snapshot']?.['post']?.security).toEqual([{ ingestSecret: [] }]);
     expect(paths['/api/admin/keys']?.['post']?.security).toEqual([{ ingestSecret: [] }]);
     const schemes = (openapi['components'] as { securitySchemes: Record<string, { name: string }> }).securitySchemes;
-    expect([schemes['ingestSecret']?.name, schemes['cronSecret']?.name]).toEqual(['x-ingest-secret', 'x-cron-secret']);
+    expect([schemes['ingestSecret']?.name, schemes['cronSecret']?.name, schemes['cronShop']?.name]).toEqual([
+      'x-ingest-secret',
+      'x-cron-secret',
+      'x-shop',
+    ]);
+    // PLATFORM_SECRETS_FOR_RETAILERS=off: the retailer endpoints take a key only, as requireAccess then does.
+    const keysOnly = buildOpenApi({ publicBaseUrl: BASE, platformSecretsForRetailers: false })['paths'] as Record<
+      string,
+      Record<string, Op>
+    >;
+    expect(keysOnly['/api/products/bulk-upsert']?.['post']?.security).toEqual([{ bearerAuth: ['products:write'] }]);
+    expect(keysOnly['/api/admin/daily-snapshot']?.['post']?.security).toEqual([{ ingestSecret: [] }]);
   });
 
   it('embeds the schemas of schemas/http, not copies: each component is its file with the $refs pointed at components', () => {
     const components = (openapi['components'] as { schemas: Record<string, JsonObject> }).schemas;
     const file = readSchemaFiles().find((f) => f.name === 'http/products-ingest.request.json');
     const { $id: _id, ...rest } = file?.schema ?? {};
-    expect(components['ProductsIngestRequest']).toEqual({ ...rest, $comment: 'schemas/http/products-ingest.request.json' });
+    // A request's component also says what the gateway checks beyond its file (openapiRequests.ts).
+    const properties = rest['properties'] as Record<string, JsonObject>;
+    expect(components['ProductsIngestRequest']).toEqual({
+      ...rest,
+      description: expect.stringMatching(new RegExp(`^${String(rest['description']).replace(/[.()]/g, '\\$&')} .*U\\+0000`)),
+      properties: { ...properties, shop: { ...properties['shop'], pattern: NUL_FREE_NOT_BLANK } },
+      $comment: 'schemas/http/products-ingest.request.json',
+    });
+    const answers = readSchemaFiles().find((f) => f.name === 'http/responses.json')?.schema['$defs'] as Record<string, JsonObject>;
+    expect(components['Health']).toEqual({ ...answers['health'], $comment: 'schemas/http/responses.json#/$defs/health' });
     expect(components['InventoryLevelsAbsoluteLine']).toBeUndefined();
     expect(JSON.stringify(components)).not.toContain(SCHEMA_ID_BASE);
   });
@@ -309,7 +340,7 @@ describe('GET /schemas/{group}/{file}', () => {
       expect(served['$id']).toBe(`${BASE}/schemas/${file.name}`);
       expect({ ...served, $id: file.schema['$id'] }).toEqual(file.schema);
     }
-    expect((await fetch(`${g.url}/schemas/http/product.json`, { method: 'PUT' })).status).toBe(404);
+    expect((await fetch(`${g.url}/schemas/http/product.json`, { method: 'PUT' })).status).toBe(405);
     expect((await fetch(`${g.url}/schemas/..%2F..%2Fpackage.json/x.json`)).status).toBe(404);
   });
 

@@ -5,6 +5,7 @@ import type { KeyService } from '@ingest/access';
 import { requireAccess, type AccessConfig } from '../edge/auth.ts';
 import { parseJsonObject } from '../edge/body.ts';
 import { badRequest, notConfigured, notFound } from '../errors/catalog.ts';
+import { NUL_REFUSED } from './operatorQuery.ts';
 
 const KEY_ID = /^key_[0-9a-f]{16}$/;
 
@@ -35,8 +36,10 @@ export function keyRoutes(deps: { access: AccessConfig; schemas: SchemaRegistry 
 
   router.get('/api/admin/keys', platform, keys, async (req, res) => {
     const shop = req.query['shop'];
-    if (shop !== undefined && (typeof shop !== 'string' || shop.length === 0 || shop.length > 255))
+    // Characters as a body's `shop` counts them (code points), and no NUL, which PostgreSQL text cannot hold.
+    if (shop !== undefined && (typeof shop !== 'string' || shop.length === 0 || [...shop].length > 255))
       throw badRequest('shop must be one shop, 1 to 255 characters');
+    if (shop?.includes('\u0000')) throw badRequest(NUL_REFUSED('shop'));
     res.json({ ok: true, keys: await service().list(shop ?? null) });
   });
 

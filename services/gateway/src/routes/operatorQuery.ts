@@ -39,6 +39,7 @@ export function parseCommandListQuery(query: Record<string, unknown>): Parsed<Co
   if (values.shop !== undefined) {
     shop = values.shop.trim();
     if (!shop) return fail('shop must not be blank');
+    if (shop.includes('\u0000')) return fail(NUL_REFUSED('shop'));
     if ([...shop].length > SHOP_MAX) return fail(`shop must be at most ${SHOP_MAX} characters`);
   }
   const status = values.status ?? 'parked';
@@ -59,6 +60,15 @@ export function parseCommandListQuery(query: Record<string, unknown>): Parsed<Co
 }
 
 const fail = (error: string): { ok: false; error: string } => ({ ok: false, error });
+
+/** PostgreSQL text cannot hold NUL (a `%00` in the query string): a query naming one would fail in the database, so it is refused here. */
+export const NUL_REFUSED = (name: string): string => `${name} must not contain NUL (\\u0000)`;
+const nulFree = (v: unknown): boolean =>
+  typeof v === 'string'
+    ? !v.includes('\u0000')
+    : Array.isArray(v)
+      ? v.every(nulFree)
+      : v === null || typeof v !== 'object' || Object.values(v).every(nulFree);
 
 /** Opaque to the client (base64url of a small JSON): it may change shape between versions. */
 export function encodeCursor(c: Cursor): string {
@@ -82,7 +92,7 @@ export function decodeCursor(text: string): Cursor | null {
   }
   if (typeof c !== 'object' || c === null) return null;
   const { v, s, h, k } = c as Record<string, unknown>;
-  if (v !== 1 || !(h === null || typeof h === 'string') || !Array.isArray(k)) return null;
+  if (v !== 1 || !(h === null || typeof h === 'string') || !Array.isArray(k) || !nulFree(k) || !nulFree(h)) return null;
   if (s === 'parked') {
     const [shop, topic, partition, offset] = k as unknown[];
     if (k.length !== 4 || typeof shop !== 'string' || typeof topic !== 'string' || !isCount(partition) || !isCount(offset)) return null;

@@ -40,6 +40,8 @@ describe('parseCommandListQuery', () => {
     [{ limit: '' }, 'limit must be an integer from 1 to 500'],
     [{ shop: '  ' }, 'shop must not be blank'],
     [{ shop: 'x'.repeat(256) }, 'shop must be at most 255 characters'],
+    // PostgreSQL text cannot hold NUL: the database would refuse the query (a 500), so the gateway does (400).
+    [{ shop: 'a\u0000b' }, 'shop must not contain NUL (\\u0000)'],
     [{ offset: '10' }, 'offset is not allowed'],
     [{ status: ['parked', 'failed'] }, 'status must be given once'],
     [{ shop: { a: '1' } }, 'shop must be given once'],
@@ -78,6 +80,8 @@ describe('cursors', () => {
       { ...failed, k: ['2026-11-23T01:02:03.123Z', FAILED.key.command_id] },
       { ...failed, k: ['2026-11-23T01:02:03.123456Z', 'x'] },
       { ...failed, k: "'; DROP TABLE x; --" },
+      { ...parked, k: ['a\u0000', 't', 0, 1] },
+      { ...parked, h: 'a\u0000' },
       [1, 2],
       null,
       'text',

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkContracts,
@@ -37,6 +38,7 @@ describe('servedContracts', () => {
 describe('the compatibility check on the real contracts', () => {
   const released = readDocSet(RELEASED_DIR);
   const NO_DECLARATION = '# Changelog\n\n## Unreleased\n';
+  const CHANGELOG = readFileSync(new URL('../../../../docs/changelog.md', import.meta.url), 'utf8');
   /** The contracts the gateway would serve with one schemas/ file edited, or other topics. */
   const servedWith = (edit: { file?: string; change?: (schema: any) => void; topics?: (t: any) => void }) => {
     const files: SchemaFile[] = readSchemaFiles().map((f) => {
@@ -50,10 +52,19 @@ describe('the compatibility check on the real contracts', () => {
     edit.topics?.(topics);
     return servedContracts({ ...docs, topics, files });
   };
-  const breaking = (served: Map<string, JsonObject>) => checkContracts(released, served, NO_DECLARATION);
+  // Each case below is one edit of today's contracts; what docs/changelog.md declares since the last
+  // release is set aside (it would excuse an edit of a request it names), and so is what today's
+  // contracts already report without it: a case sees the findings its edit adds.
+  const key = (f: { rule: string; where: string; what: string }) => `${f.rule} ${f.where} ${f.what}`;
+  const today = new Set(checkContracts(released, servedContracts(defaultDocs()), NO_DECLARATION).breaking.map(key));
+  const breaking = (served: Map<string, JsonObject>) => {
+    const result = checkContracts(released, served, NO_DECLARATION);
+    return { ...result, breaking: result.breaking.filter((f) => !today.has(key(f))) };
+  };
 
-  it('the contracts served today are compatible with the last release', () => {
-    expect(formatReport(breaking(servedContracts(defaultDocs())))).toBe('');
+  it('the contracts served today are compatible with the last release, given what docs/changelog.md declares', () => {
+    const result = checkContracts(released, servedContracts(defaultDocs()), CHANGELOG);
+    expect(formatReport({ ...result, declared: [] })).toBe('');
   });
 
   it('an event field renamed (barcode -> gtin in stock-level-event.json) fails on both topics', () => {
