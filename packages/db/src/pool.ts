@@ -39,7 +39,8 @@ export const PREPARED_PER_SESSION = 200;
  * Runs each parametrised statement of a session (`query(text, values)`) as a named prepared statement:
  * parsed and planned once per connection instead of on every call. The projection's set-based
  * statements are large CTEs whose planning cost more than their execution: a 20-line snapshot
- * planned in 1.8 ms and ran in 0.6 ms; named, it took 0.42 ms instead of 2.49 ms per call (bench B9).
+ * planned in 1.8 ms and ran in 0.6 ms; named, 200 calls on one connection took 0.42 ms each instead
+ * of 2.49 ms (docs/benchmarks.md "Replay at log scale").
  * PostgreSQL re-plans a prepared statement when a table it reads is altered or moved, or when the
  * search path differs (the in-place rebuild's swap, D26), and the statements name their result
  * columns, so a column added by a migration does not change their result type.
