@@ -1,8 +1,15 @@
 import { outbox, parkedCommands, processedCommands, type CommandPosition, type PoolClient } from '@ingest/db';
 import type { Command, OutboxEvent } from '@ingest/domain';
 import type { TopicNames } from '@ingest/kafka';
-import { eventTraceHeaders } from './eventTrace.ts';
-import { projectCommand } from './projectCommand.ts';
+import { injectTraceHeaders } from '@ingest/runtime';
+import { projectDailySnapshot } from './inventory/projectDailySnapshot.ts';
+import { projectInventory } from './inventory/projectInventory.ts';
+import type { Projection } from './projection.ts';
+import { projectOrderLines } from './orders/projectOrderLines.ts';
+import { projectProductsUpsert } from './products/projectProductsUpsert.ts';
+import { projectRegisterChannels, projectRegisterLocations } from './registry/projectRegistry.ts';
+
+export type { Projection } from './projection.ts';
 
 export type ApplyOutcome = 'applied' | 'duplicate' | 'parked';
 
@@ -10,7 +17,7 @@ export interface ApplyOptions {
   /**
    * Outbox rows (D5) and the stored reply (D6): live only; a replay's were published and answered
    * live (D26). `recordHeaders`: the command's Kafka record headers, whose trace context its
-   * events carry when tracing is off here (eventTrace.ts).
+   * events carry when tracing is off here (eventTraceHeaders).
    */
   sideEffects: { topics: TopicNames; recordHeaders?: Record<string, string> } | null;
   /** The live consumer moves its partition's position in the same transaction (docs/operations.md#retention). */
@@ -52,7 +59,32 @@ export async function applyCommand(tx: PoolClient, c: Command, at: CommandPositi
   return 'applied';
 }
 
-/** Events as outbox rows: each channel goes to its configured topic, with the command's trace context (eventTrace.ts). */
+/** Dispatches a claimed command to its projection; runs inside the command's transaction. */
+export async function projectCommand(tx: PoolClient, command: Command): Promise<Projection> {
+  const kind = command.kind;
+  switch (kind) {
+    case 'products.upsert':
+      return projectProductsUpsert(tx, command);
+    case 'locations.register':
+      return projectRegisterLocations(tx, command);
+    case 'channels.register':
+      return projectRegisterChannels(tx, command);
+    case 'inventory.snapshot':
+    case 'inventory.available':
+    case 'inventory.levels':
+      return projectInventory(tx, command);
+    case 'inventory.daily_snapshot':
+      return projectDailySnapshot(tx, command);
+    case 'order_lines.upsert':
+      return projectOrderLines(tx, command);
+    default: {
+      const _exhaustive: never = kind;
+      throw new Error(`unknown command kind ${String(_exhaustive)}`);
+    }
+  }
+}
+
+/** Events as outbox rows: each channel goes to its configured topic, with the command's trace context (eventTraceHeaders). */
 export function outboxRows(events: OutboxEvent[], topics: TopicNames, trace: Record<string, string> = {}): outbox.OutboxInsert[] {
   const topicOf = { audit: topics.audit, stock_zero: topics.stockZero, stock_restored: topics.stockRestored };
   return events.map((e) => ({
@@ -64,6 +96,30 @@ export function outboxRows(events: OutboxEvent[], topics: TopicNames, trace: Rec
     command_id: e.command_id,
     log_table: e.log_table ?? null,
   }));
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * The W3C trace context an event of a command carries, so a subscriber continues the trace of the
+ * retailer's request (CloudEvents distributed-tracing extension: `traceparent` and `tracestate`,
+ * in Kafka binary mode the headers `ce_traceparent` and `ce_tracestate`; also the plain
+ * `traceparent`/`tracestate` headers that OpenTelemetry's Kafka instrumentations read).
+ * Tracing on: the command's apply span, itself a child of the request's. Tracing off here: the
+ * context the command's record came with (the gateway's), passed on as it is. None: no headers.
+ */
+export function eventTraceHeaders(recordHeaders: Record<string, string> | undefined): Record<string, string> {
+  const active: Record<string, string> = {};
+  injectTraceHeaders(active);
+  const source = active['traceparent'] !== undefined ? active : (recordHeaders ?? {});
+  const traceparent = source['traceparent'];
+  if (traceparent === undefined || !TRACEPARENT.test(traceparent)) return {};
+  const tracestate = source['tracestate'];
+  return {
+    ce_traceparent: traceparent,
+    traceparent,
+    ...(tracestate ? { ce_tracestate: tracestate, tracestate } : {}),
+  };
 }
 
 /**

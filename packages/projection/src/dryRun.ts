@@ -2,7 +2,7 @@ import type { SchemaRegistry } from '@ingest/contracts';
 import { classifyDbError, lockShop, parkedCommands, type Pool, type PoolClient } from '@ingest/db';
 import type { OutboxEvent, Reply } from '@ingest/domain';
 import { createCommandDecoder } from './decodeCommand.ts';
-import { projectCommand } from './projectCommand.ts';
+import { projectCommand } from './applyCommand.ts';
 
 /**
  * What a command would do if it were applied now (D22). `projected`: the reply and the

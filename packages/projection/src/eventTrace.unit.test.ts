@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inSpan } from '@ingest/runtime';
 import { startTracingInMemory } from '@ingest/runtime/testing';
-import { eventTraceHeaders } from './eventTrace.ts';
+import { eventTraceHeaders } from './applyCommand.ts';
 
 // The trace context an event carries (CloudEvents distributed tracing): the apply span's with
 // tracing on, else the command record's as it came, and nothing from a malformed one.

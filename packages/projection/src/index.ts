@@ -4,11 +4,17 @@
 // resolution of parked commands (retry, skip) that the operator's CLI and the gateway's operator
 // API share. The processes around it (the live projector, replay, the parked tool, the gateway's
 // dry run and operator API) import it from here and nowhere deeper.
-export { applyCommand, isDeterministicDbError, type ApplyOptions, type ApplyOutcome } from './applyCommand.ts';
+export {
+  applyCommand,
+  isDeterministicDbError,
+  projectCommand,
+  type ApplyOptions,
+  type ApplyOutcome,
+  type Projection,
+} from './applyCommand.ts';
 export { processBatch, runCommandPipeline, type CommandRun, type Decode, type PipelinePolicy } from './commandPipeline.ts';
 export { createCommandDecoder, type DecodeResult } from './decodeCommand.ts';
 export { createDryRunner, type DryRunner, type DryRunnerDeps, type DryRunOutcome } from './dryRun.ts';
-export { projectCommand, type Projection } from './projectCommand.ts';
 export { REASON_MAX, reasonProblem, type ActedBy } from './parked/actionRecord.ts';
 export {
   listParked,

@@ -155,7 +155,7 @@ export async function startRelay(deps: RelayDeps): Promise<Relay> {
     // is bounded by records, not rows (one audit row may stand for 10,000 records): the rows whose
     // records fit, and always at least one.
     // An audit batch row's own headers are its command's trace context (CloudEvents distributed
-    // tracing, packages/projection eventTrace.ts): every record it stands for carries it.
+    // tracing, packages/projection applyCommand.ts eventTraceHeaders): every record it stands for carries it.
     const messagesOf = (r: OutboxRow) =>
       r.log_table
         ? (expanded.get(`${r.log_table}|${r.command_id}`) ?? []).map((m) => ({ ...m, headers: { ...m.headers, ...r.headers } }))
