@@ -21,7 +21,7 @@ function category(fn: string, url: string): string {
   if (fn === '(program)') return 'v8/program';
   if (!url && fn === 'parse') return 'JSON.parse';
   if (!url && fn === 'stringify') return 'JSON.stringify';
-  if (url.includes('inventoryInput.ts') || url.includes('crypto/hash')) return 'payload hash (canonical JSON + sha256)';
+  if (url.includes('commands/idempotency.ts') || url.includes('crypto/hash')) return 'payload hash (canonical JSON + sha256)';
   if (url.includes('gateway/src/edge/body.ts')) return 'unstorableText walk';
   if (url.includes('ajv') || url.includes('validation.ts') || (!url && /^validate/.test(fn))) return 'schema validation (ajv)';
   if (url.includes('body-parser') || url.includes('raw-body') || url.includes('iconv')) return 'body-parser (incl. its JSON.parse)';

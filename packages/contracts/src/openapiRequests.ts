@@ -120,7 +120,7 @@ export function narrowRequestSchemas(components: Record<string, JsonObject>, pre
     if (/^schemas\/http\/[^#]+\.request\.json$/.test(file)) describe(schema, NUL_NOTE);
   }
 
-  // commands/inventoryInput.ts locationRefOf (D11).
+  // routes/inventory.ts locationRefOf (D11).
   for (const name of ['InventorySnapshotRequest', 'InventoryAvailableRequest']) {
     Object.assign(at(components, name), oneOfLocation);
     describe(at(components, name), LOCATION_XOR);

@@ -3,7 +3,7 @@ import { classifyDbError } from '@ingest/db';
 import type { OutboxEvent, Reply } from '@ingest/domain';
 import { MAX_MESSAGE_BYTES } from '@ingest/kafka';
 import { ApiError, badRequest, DEPENDENCY_RETRY_AFTER_S, unavailable } from '../errors/catalog.ts';
-import { sendReply } from '../errors/reply.ts';
+import { sendReply } from './replies.ts';
 
 /**
  * What a command would do if it were applied now (D22): `projected` with the

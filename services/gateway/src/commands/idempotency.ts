@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { requestKeys } from '@ingest/db';
 import { ApiError, badRequest } from '../errors/catalog.ts';
-import { sendReply } from '../errors/reply.ts';
+import { sendReply } from './replies.ts';
 
 /**
  * The `Idempotency-Key` header (draft-ietf-httpapi-idempotency-key-header) on every POST.
@@ -32,13 +32,18 @@ export function idempotencyKeyOf(req: Request): string | null {
   return key;
 }
 
-/** JSON with every object's keys sorted: the same document, however a client serialised it. */
+/**
+ * JSON with every object's keys sorted and its undefined members left out, as JSON.stringify does:
+ * the same document however a client serialised it. Both the request fingerprint and D19's
+ * payload hash are stored, so this must not change what it returns for a given document.
+ */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const o = value as Record<string, unknown>;
     return `{${Object.keys(o)
       .sort()
+      .filter((k) => o[k] !== undefined)
       .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
       .join(',')}}`;
   }
@@ -84,4 +89,12 @@ export function replay(res: Response, status: number, body: Record<string, unkno
   res.set('Idempotent-Replayed', 'true');
   if (status === 503) res.set('Retry-After', '5');
   sendReply(res, status, body);
+}
+
+/**
+ * D19: identifies a request's payload, so a reused idempotency_key with other content is reported.
+ * Canonical JSON (object keys sorted): the same content in another key order is the same payload.
+ */
+export function payloadHash(payload: unknown): string {
+  return createHash('sha256').update(canonicalJson(payload)).digest('hex');
 }

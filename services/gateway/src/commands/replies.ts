@@ -1,5 +1,7 @@
+import type { Response } from 'express';
 import { commandResults, type Listener, type Pool } from '@ingest/db';
 import type { Logger } from '@ingest/runtime';
+import { ERROR_CODE_HEADER, replyErrorCode } from '../errors/catalog.ts';
 
 export interface StoredReply {
   status: number;
@@ -7,6 +9,13 @@ export interface StoredReply {
   shop: string;
   /** The command is parked (docs/operations.md#parked-commands): accepted and kept, waiting for an operator. */
   parked: boolean;
+}
+
+/** Sends a decider's or a stored reply as JSON, with its X-Error-Code when it is an error. */
+export function sendReply(res: Response, status: number, body: Record<string, unknown>): void {
+  const code = replyErrorCode(status, body);
+  if (code) res.set(ERROR_CODE_HEADER, code);
+  res.status(status).json(body);
 }
 
 export interface ReplyWaiter {

@@ -7,10 +7,9 @@ import { classifyKafkaError, KafkaPortError, type CommandEnvelopeLike, type Comm
 import { failpoint, retry, type Logger } from '@ingest/runtime';
 import { ApiError, badRequest, unavailable } from '../errors/catalog.ts';
 import { principalOf } from '../edge/auth.ts';
-import { sendReply } from '../errors/reply.ts';
 import { fingerprintOf, idempotencyKeyOf, inFlight, LEASE_MARGIN_MS, mismatch, replay, type KeyScope } from './idempotency.ts';
 import type { GatewayMetrics } from '../metrics.ts';
-import { fetchReplies, type ReplyWaiter } from './replies.ts';
+import { fetchReplies, sendReply, type ReplyWaiter } from './replies.ts';
 import { answerDryRun, dryRunRequested, type DryRunner } from './dryRun.ts';
 
 export interface SubmitDeps {

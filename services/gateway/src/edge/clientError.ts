@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ERROR_CODE_HEADER } from '../errors/errorCodes.ts';
+import { ERROR_CODE_HEADER } from '../errors/catalog.ts';
 import { SAFE_HEADERS } from '../errors/catalog.ts';
 
 /** Node's own answers to what its HTTP parser refuses, mapped as Node maps them; the rest is 400. */

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '@ingest/contracts';
-import { ERROR_CODE_HEADER } from '../errors/errorCodes.ts';
+import { ERROR_CODE_HEADER } from '../errors/catalog.ts';
 import { fetchAnswer, useTestGateway } from '../../testing/testGateway.ts';
 
 // Methods (RFC 9110 §9, §15.5.6): a path the gateway serves answers any other method 405 with Allow,

@@ -2,7 +2,9 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { classifyDbError } from '@ingest/db';
 import type { Logger } from '@ingest/runtime';
-import { ERROR_CODE_HEADER, type ErrorCode } from './errorCodes.ts';
+import { ERROR_CODE_HEADER, ERROR_CODES, type ErrorCode } from '@ingest/contracts';
+
+export { ERROR_CODE_HEADER, ERROR_CODES, type ErrorCode };
 
 /**
  * The one error catalog (STYLE.md): every error the API returns has a status and a body in the
@@ -10,7 +12,7 @@ import { ERROR_CODE_HEADER, type ErrorCode } from './errorCodes.ts';
  */
 export class ApiError extends Error {
   readonly status: number;
-  /** Its stable code (errorCodes.ts), sent in X-Error-Code. */
+  /** Its stable code (docs/api.md#error-codes), sent in X-Error-Code. */
   readonly code: ErrorCode;
   readonly body: Record<string, unknown> | string;
   readonly headers: Record<string, string>;
@@ -115,4 +117,16 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     if (res.headersSent) return;
     res.set(ERROR_CODE_HEADER, 'internal_error').status(500).json({ ok: false, error: 'internal error' });
   };
+}
+
+const isCode = (v: unknown): v is ErrorCode => typeof v === 'string' && Object.hasOwn(ERROR_CODES, v);
+
+/** The code of a reply a decider or the projector made (a stored result): its error_kind, else by status. */
+export function replyErrorCode(status: number, body: Record<string, unknown>): ErrorCode | null {
+  if (status < 400) return null;
+  if (isCode(body['error_kind'])) return body['error_kind'];
+  if (status === 422) return 'invalid_payload';
+  if (status === 400) return 'invalid_request';
+  if (status === 503) return 'dependency_unavailable';
+  return status >= 500 ? 'internal_error' : 'client_error';
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pool } from '@ingest/db';
-import { ERROR_CODE_HEADER, ERROR_CODES, replyErrorCode, type ErrorCode } from './errorCodes.ts';
+import { ERROR_CODE_HEADER, ERROR_CODES, replyErrorCode, type ErrorCode } from './catalog.ts';
 import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../../testing/testGateway.ts';
 
 // Error codes (docs/api.md#error-codes): every error answer names a stable code of the catalog

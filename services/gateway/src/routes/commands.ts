@@ -4,8 +4,7 @@ import { isUuid } from '@ingest/domain';
 import type { LogPositions } from '@ingest/kafka';
 import { requireAccess, type AccessConfig } from '../edge/auth.ts';
 import { ApiError, notFound } from '../errors/catalog.ts';
-import { sendReply } from '../errors/reply.ts';
-import { fetchReplies } from '../commands/replies.ts';
+import { fetchReplies, sendReply } from '../commands/replies.ts';
 
 /** The creation time a UUIDv7 carries (its first 48 bits, in ms), or null for another version. */
 export function uuidv7Time(id: string): number | null {

@@ -8,12 +8,21 @@ import type {
   InventorySnapshotLines,
   InventorySnapshotRequest,
 } from '@ingest/contracts/types';
-import { businessDate, QTY_FIELDS, type LevelsLine, type QtyField } from '@ingest/domain';
+import {
+  BUSINESS_TIME,
+  businessDate,
+  inBusinessTime,
+  parseInstant,
+  QTY_FIELDS,
+  type LevelsLine,
+  type LocationRef,
+  type QtyField,
+} from '@ingest/domain';
 import { badRequest, unprocessable } from '../errors/catalog.ts';
 import { intake, type Intake } from '../commands/intake.ts';
 import { inexactNumbersOf } from '../edge/body.ts';
 import { formatPath, inexactMessage } from '../edge/exactNumbers.ts';
-import { inventoryAsOf, locationRefOf, payloadHash } from '../commands/inventoryInput.ts';
+import { payloadHash } from '../commands/idempotency.ts';
 import { submitCommand, type SubmitDeps } from '../commands/submit.ts';
 
 /** What the shared steps read of a body of endpoint 3, 4 or 5 (schemas/http/*.request.json). */
@@ -129,4 +138,38 @@ function normaliseLevelsLine(raw: Record<string, unknown>, i: number, delta: boo
   if (Object.keys(values).length === 0)
     throw unprocessable('invalid_payload', `lines[${i}] needs at least one ${delta ? '<quantity>_delta' : 'quantity'} field`);
   return { barcode: raw['barcode'] as string, location, ...(delta ? { delta: values } : { set: values }) };
+}
+
+const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
+
+/** D11: both forms -> 422 invalid_payload; neither -> 400. */
+function locationRefOf(
+  body: { location_id?: string; location?: { identifier_type: string; identifier_value: string } },
+  at = '',
+): LocationRef {
+  const hasId = body.location_id !== undefined;
+  const hasExt = body.location !== undefined;
+  if (hasId && hasExt) throw unprocessable('invalid_payload', `${at}location_id and ${at}location are mutually exclusive; send one`);
+  if (hasId) return { location_id: body.location_id as string };
+  if (hasExt) {
+    const l = body.location as { identifier_type: string; identifier_value: string };
+    return { location: { identifier_type: l.identifier_type, identifier_value: l.identifier_value } };
+  }
+  if (at) throw unprocessable('invalid_payload', `${at}location_id or ${at}location required`);
+  throw badRequest('location_id or location required');
+}
+
+/**
+ * The effective time of an inventory write (D3: defaulted here); far future is refused (D15b), and
+ * so is a time before the business range (docs/api.md "Value ranges"), with the same 422.
+ */
+function inventoryAsOf(value: string | undefined, now: Date): string {
+  if (value === undefined) return now.toISOString();
+  const at = parseInstant(value);
+  if (at === null) throw badRequest('inventory_as_of must be a valid date-time');
+  const t = Date.parse(at);
+  if (t - now.getTime() > FUTURE_TOLERANCE_MS)
+    throw unprocessable('invalid_payload', 'inventory_as_of is more than 5 minutes in the future');
+  if (!inBusinessTime(at)) throw unprocessable('invalid_payload', `inventory_as_of is before ${BUSINESS_TIME.from.replace('.000Z', 'Z')}`);
+  return at;
 }

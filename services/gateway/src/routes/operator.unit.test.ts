@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pool } from '@ingest/db';
-import { ERROR_CODE_HEADER } from '../errors/errorCodes.ts';
+import { ERROR_CODE_HEADER } from '../errors/catalog.ts';
 import { decodeCursor } from './operatorQuery.ts';
 import {
   fetchAnswer,

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { ERROR_CODE_HEADER } from '../errors/errorCodes.ts';
+import { ERROR_CODE_HEADER } from '../errors/catalog.ts';
 
 /** D12: the v2 release removed these; they answer 410 with or without credentials. */
 export function removedRoutes(): Router {
