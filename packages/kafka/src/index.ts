@@ -21,8 +21,15 @@ export {
   type TopicPlan,
 } from './topics.ts';
 export { runTopicsCommand, topicPlanFromEnv, TOPICS_USAGE } from './topicsCommand.ts';
-export { createCommandLog, commandHeaders, type CommandLog, type CommandEnvelopeLike } from './commandLog.ts';
-export { withIncomingCommand, commandContextOf, type IncomingCommandContext } from './commandContext.ts';
+export {
+  createCommandLog,
+  commandHeaders,
+  withIncomingCommand,
+  commandContextOf,
+  type CommandLog,
+  type CommandEnvelopeLike,
+  type IncomingCommandContext,
+} from './commandLog.ts';
 export { silenceKafkajsTimeoutWarning } from './nodeWarnings.ts';
 export { startLagMonitor, type LagMonitor } from './lag.ts';
 export { partitionForKey, startLogPositions, type LogPositions } from './positions.ts';
