@@ -53,7 +53,7 @@ export type {
 } from './inventory/inventoryCommand.ts';
 export { LevelBook, type InventoryLog } from './inventory/levelBook.ts';
 export type { InventoryState, InventoryPlan, DailyRow } from './inventory/inventoryState.ts';
-export { inventoryEvents, stockEvent, type InventoryChangeType, type StockChange, type StockEventKind } from './inventory/stockEvents.ts';
+export { inventoryEvents, stockEvent, type InventoryChangeType, type StockChange, type StockEventKind } from './inventory/outcome.ts';
 export {
   availableClamp,
   availableReply,
@@ -72,7 +72,7 @@ export {
   type StaleLine,
   type StockZeroLine,
   type Unresolved,
-} from './inventory/replies.ts';
+} from './inventory/outcome.ts';
 export { DailyBook, dailyKey, sameDailyValues } from './inventory/dailyBook.ts';
 export { decideSnapshot } from './inventory/decideSnapshot.ts';
 export { decideAvailable } from './inventory/decideAvailable.ts';

@@ -3,7 +3,7 @@ import type { InventoryAvailableCommand } from './inventoryCommand.ts';
 import { clampQty, isBefore, quantities, ZERO } from './level.ts';
 import { LevelBook } from './levelBook.ts';
 import { dedupedPlan, locationRejection, type InventoryPlan, type InventoryState } from './inventoryState.ts';
-import { availableClamp, availableReply, newTally, productNotFound, staleLine, type AvailableClamp } from './replies.ts';
+import { availableClamp, availableReply, newTally, productNotFound, staleLine, type AvailableClamp } from './outcome.ts';
 
 /**
  * Endpoint 5: only available_qty changes. A missing level is created with on_hand_qty 0; a delta

@@ -13,7 +13,7 @@ import {
   stockZeroLine,
   type LevelsClamp,
   type StockZeroLine,
-} from './replies.ts';
+} from './outcome.ts';
 
 /**
  * Endpoint 3 (D17): many locations per request, absolute or delta for the five quantities. A line

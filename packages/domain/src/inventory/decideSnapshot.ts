@@ -4,7 +4,7 @@ import { DailyBook } from './dailyBook.ts';
 import { isBefore, type Quantities } from './level.ts';
 import { LevelBook } from './levelBook.ts';
 import { locationRejection, type InventoryPlan, type InventoryState } from './inventoryState.ts';
-import { productNotFound, snapshotReply, staleLine, type StaleLine, type Unresolved } from './replies.ts';
+import { productNotFound, snapshotReply, staleLine, type StaleLine, type Unresolved } from './outcome.ts';
 
 /**
  * Endpoint 4: the absolute stock of one location. Levels are upserted; the day's snapshot row is

@@ -2,7 +2,7 @@ import type { OutboxEvent } from '../events.ts';
 import { logId } from '../ids.ts';
 import type { InventoryMeta } from './inventoryCommand.ts';
 import { levelKey, QTY_FIELDS, quantities, type Level, type Quantities } from './level.ts';
-import { stockEvent, type InventoryChangeType, type StockEventKind } from './stockEvents.ts';
+import { stockEvent, type InventoryChangeType, type StockEventKind } from './outcome.ts';
 
 export interface InventoryLog {
   log_id: string;

@@ -18,7 +18,7 @@ import type { Projection } from '../../projection.ts';
  * narrow: unchanged levels only get their stamp), the update logs with their log_id / log_seq (D3,
  * agent_runtime.log_id), the day's rows when new or changed (D16, D16b) and counts what happened.
  * Only the counts, the unresolved and stale lines and the few stock events (D18) come back to
- * Node, where the domain builds the reply and the events (replies.ts, stockEvents.ts) as it does
+ * Node, where the domain builds the reply and the events (packages/domain/src/inventory/outcome.ts) as it does
  * for decideSnapshot.
  *
  * The levels it reads are updated by ctid: the shop is locked (lockShop) for the transaction.

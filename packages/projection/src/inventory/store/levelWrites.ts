@@ -21,7 +21,7 @@ import {
  * writes the levels (a missing level is created from zeros; unchanged ones only get their D15b
  * stamp), the update logs (D3, agent_runtime.log_id) and counts. Only the counts, the lines'
  * outcomes and the few stock events (D18) come back; their shapes are built by the domain
- * (replies.ts, stockEvents.ts), as in the deciders.
+ * (packages/domain/src/inventory/outcome.ts), as in the deciders.
  *
  * $1 shop, $2 command_id, $3 received_at, $4 inventory_as_of, $5 source_system, $6 barcodes,
  * $7 location ids per line (null: unresolved, not applied), $8..$12 the five values per line (null:

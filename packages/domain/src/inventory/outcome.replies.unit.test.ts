@@ -13,7 +13,7 @@ import {
   stockZeroLine,
   type AvailableClamp,
   type LevelsClamp,
-} from './replies.ts';
+} from './outcome.ts';
 import { LOC, LOC2, SHOP, T0, meta } from '../../testing/inventory.ts';
 
 // The reply shapes both paths build (the deciders and packages/projection/src/inventory's set-based

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { auditBatch } from '../events.ts';
 import { eventId } from '../ids.ts';
-import { inventoryEvents, stockEvent, type StockChange } from './stockEvents.ts';
+import { inventoryEvents, stockEvent, type StockChange } from './outcome.ts';
 import { LOC, PA, SHOP, T1, meta } from '../../testing/inventory.ts';
 
 // The events both paths emit (the deciders' LevelBook and packages/projection/src/inventory's
