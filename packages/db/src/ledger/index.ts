@@ -22,7 +22,7 @@ export * as prunedSpan from './prunedSpan.ts';
 export * as relayLease from './relayLease.ts';
 export * as requestKeys from './requestKeys.ts';
 export * as shopRateBuckets from './shopRateBuckets.ts';
-export { lockShop } from './shopLock.ts';
+export { lockShop } from './processedCommands.ts';
 export type { PruneTarget } from './prune.ts';
 export {
   qualified,
