@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from '../config.ts';
 import type { SharedRateBuckets } from './shopAdmission.ts';
-import { rateLimit, rateLimitPolicy } from './rateLimitHeaders.ts';
+import { rateLimit, rateLimitPolicy } from './shopAdmission.ts';
 import { postJson, startTestGateway, TEST_INGEST_SECRET, type HttpAnswer, type TestGateway } from '../../testing/testGateway.ts';
 
 // The shop's admission budget as clients see it (D28, draft-ietf-httpapi-ratelimit-headers), and the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstShop } from './shopPeek.ts';
+import { firstShop } from './shopAdmission.ts';
 
 // Fair admission per shop: a shop over its budget is refused on the raw body, so the shop read
 // from the bytes must be the one JSON.parse gives, or nothing (then the body is parsed).

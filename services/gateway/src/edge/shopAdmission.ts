@@ -1,7 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { tooManyRequests, type ApiError } from '../errors/catalog.ts';
-import { rateLimitHeaders } from './rateLimitHeaders.ts';
-import { firstShop, MAX_SHOP_LENGTH } from './shopPeek.ts';
 
 /**
  * The cluster-wide side of the lines/s budget: every gateway leases lines from one bucket per shop
@@ -102,7 +100,7 @@ export function linesOf(body: unknown): number {
  * fails (PostgreSQL down), the request is admitted: the budget is fairness, and the request's own
  * record then meets the outage and answers 503. Without `shared` (tests), each instance has its own.
  *
- * Every admitted answer carries the shop's RateLimit-Policy and RateLimit fields (rateLimitHeaders.ts),
+ * Every admitted answer carries the shop's RateLimit-Policy and RateLimit fields (rateLimitHeaders, below),
  * and so does a 429 of these budgets, beside its Retry-After.
  */
 export function shopAdmission(
@@ -265,4 +263,92 @@ export function shopAdmission(
       return s && (s.requests > 0 || s.bytes > 0) ? { bytes: s.bytes, requests: s.requests } : undefined;
     },
   });
+}
+
+/**
+ * A shop's admission budgets as the IETF RateLimit header fields say them
+ * (draft-ietf-httpapi-ratelimit-headers: Structured Fields lists of policy items). Two policies:
+ *
+ *   "inflight": requests of the shop in flight at once (`qu="concurrency"`, a unit of the draft's
+ *               registry), with `r` what is left once this request is counted;
+ *   "lines":    the lines/s token bucket, when SHOP_RATE_LINES_PER_S sets one: `q` lines (the burst)
+ *               refilled over `w` seconds; a line (product, inventory line, order row, location) is
+ *               this service's own unit, so `qu="line"` says so instead of leaving the draft's default
+ *               of requests, which would overstate the budget by the lines a request carries.
+ *               `r` is what the shop has left (this gateway's leased lines plus what the cluster-wide
+ *               bucket had at its last lease), `t` the seconds until it is full again.
+ *
+ * The bytes-in-flight budget has no unit in the draft (content-bytes counts bytes over a window, not
+ * at once) and is not advertised; a 429 names it in its error.
+ */
+export interface RateLimitState {
+  maxInflightRequests: number;
+  inflight: number;
+  lines: { ratePerS: number; burst: number; remaining: number } | null;
+}
+
+export function rateLimitPolicy(s: Pick<RateLimitState, 'maxInflightRequests' | 'lines'>): string {
+  const inflight = `"inflight";q=${s.maxInflightRequests};qu="concurrency"`;
+  if (!s.lines) return inflight;
+  return `${inflight}, "lines";q=${Math.floor(s.lines.burst)};w=${Math.max(1, Math.ceil(s.lines.burst / s.lines.ratePerS))};qu="line"`;
+}
+
+export function rateLimit(s: RateLimitState): string {
+  const inflight = `"inflight";r=${Math.max(0, s.maxInflightRequests - s.inflight)}`;
+  if (!s.lines) return inflight;
+  const remaining = Math.max(0, Math.min(s.lines.burst, Math.floor(s.lines.remaining)));
+  const full = Math.max(0, Math.ceil((s.lines.burst - remaining) / s.lines.ratePerS));
+  return `${inflight}, "lines";r=${remaining};t=${full}`;
+}
+
+/** Both fields, for an answer. */
+export const rateLimitHeaders = (s: RateLimitState): Record<string, string> => ({
+  'RateLimit-Policy': rateLimitPolicy(s),
+  RateLimit: rateLimit(s),
+});
+
+/** The longest shop the schemas accept: a longer one is the route's 400 and is not looked at here. */
+export const MAX_SHOP_LENGTH = 255;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const SHOP_KEY = Buffer.from('"shop"');
+
+function skipWhitespace(buf: Buffer, i: number): number {
+  while (i < buf.length) {
+    const c = buf[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
+    i++;
+  }
+  return i;
+}
+
+/**
+ * The shop of a UTF-8 JSON body read without parsing it (so that a shop over its budget is refused
+ * before its body is parsed), in O(length of the shop): the value of a leading `"shop"` key (the body
+ * opens with `{"shop":"<value>"`, whitespace allowed between tokens), or null for anything else or a
+ * value that is empty, blank, too long or holds a control or replacement character. `certain()` (two
+ * scans of the whole body, run only when it matters) says whether that reading is the one JSON.parse
+ * would give: the body holds no backslash at all (so no key can be spelled `"\u0073hop"` and the value
+ * has no escape), and `"shop"` occurs nowhere else in it (so no later duplicate key can override it).
+ */
+export function firstShop(buf: Buffer): { shop: string; certain(): boolean } | null {
+  let i = skipWhitespace(buf, 0);
+  if (buf[i] !== 0x7b) return null;
+  i = skipWhitespace(buf, i + 1);
+  if (!buf.subarray(i, i + SHOP_KEY.length).equals(SHOP_KEY)) return null;
+  const keyAt = i;
+  i = skipWhitespace(buf, i + SHOP_KEY.length);
+  if (buf[i] !== 0x3a) return null;
+  i = skipWhitespace(buf, i + 1);
+  if (buf[i] !== QUOTE) return null;
+  const from = i + 1;
+  const to = buf.indexOf(QUOTE, from);
+  // A UTF-8 character is at most 4 bytes: a longer value cannot be a shop the schemas accept.
+  if (to < 0 || to - from > 4 * MAX_SHOP_LENGTH) return null;
+  const shop = buf.toString('utf8', from, to);
+  // Control characters are invalid in a JSON string; U+FFFD may stand for bytes that were not UTF-8.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\ufffd]/.test(shop) || !shop.trim() || shop.length > MAX_SHOP_LENGTH) return null;
+  return { shop, certain: () => !buf.includes(BACKSLASH) && buf.indexOf(SHOP_KEY, keyAt + SHOP_KEY.length) < 0 };
 }
