@@ -36,18 +36,7 @@ export async function applyCommand(tx: PoolClient, c: Command, at: CommandPositi
   if (opts.parkBehind) {
     const blocker = await parkedCommands.firstOpen(tx, c.shop);
     if (blocker) {
-      // Not applied: its claim goes, so that retrying it later applies it.
-      await processedCommands.unclaim(tx, c.command_id);
-      await parkedCommands.park(tx, {
-        command_id: c.command_id,
-        shop: c.shop,
-        kind: c.kind,
-        at,
-        message: opts.parkBehind.message,
-        error: `waiting behind parked command ${blocker}`,
-        attempts: 0,
-        behind: blocker,
-      });
+      await parkBehind(tx, c, at, opts.parkBehind.message, blocker);
       return 'parked';
     }
   }
@@ -57,6 +46,61 @@ export async function applyCommand(tx: PoolClient, c: Command, at: CommandPositi
     await outbox.storeOutcome(tx, c, reply, outboxRows(events, opts.sideEffects.topics, trace));
   }
   return 'applied';
+}
+
+/** A command of a group, as applyGroup takes it: where it was read, and its record's headers and bytes. */
+export interface GroupCommand {
+  c: Command;
+  at: CommandPosition;
+  /** The record's headers, whose trace context its events carry when tracing is off here. */
+  recordHeaders?: Record<string, string>;
+  /** The record's value, kept when the command is parked behind its shop's parked command. */
+  message: Buffer;
+}
+
+/**
+ * applyCommand for a run of commands of one partition in one live transaction, with what each
+ * command did one by one in three statements for the whole run: the claims, positions and shop
+ * locks (processedCommands.claimGroup), the shops' parked commands (parkedCommands.firstOpenOf,
+ * read after the locks, as applyCommand does), and at the end every stored reply and outbox row
+ * (outbox.storeOutcomes). Each command is projected in log order in between, inside `each` (its
+ * span and log context). The outcomes are applyCommand's, command by command; a failure anywhere
+ * leaves the transaction to be rolled back, and the caller applies the commands one by one.
+ */
+export async function applyGroup(
+  tx: PoolClient,
+  group: readonly GroupCommand[],
+  topics: TopicNames,
+  each: (i: number, fn: () => Promise<ApplyOutcome>) => Promise<ApplyOutcome> = (_i, fn) => fn(),
+): Promise<ApplyOutcome[]> {
+  const first = group[0];
+  if (!first) return [];
+  const go = await processedCommands.claimGroup(
+    tx,
+    first.at,
+    group.map((g) => ({ c: g.c, offset: g.at.offset })),
+    true,
+  );
+  const blockers = await parkedCommands.firstOpenOf(tx, [...new Set(group.filter((_, i) => go[i]).map((g) => g.c.shop))]);
+  const stored: outbox.Outcome[] = [];
+  const outcomes: ApplyOutcome[] = [];
+  for (const [i, { c, at, recordHeaders, message }] of group.entries()) {
+    outcomes.push(
+      await each(i, async () => {
+        if (!go[i]) return 'duplicate';
+        const blocker = blockers.get(c.shop);
+        if (blocker) {
+          await parkBehind(tx, c, at, message, blocker);
+          return 'parked';
+        }
+        const { reply, events } = await projectCommand(tx, c);
+        stored.push({ c, reply, rows: outboxRows(events, topics, eventTraceHeaders(recordHeaders)) });
+        return 'applied';
+      }),
+    );
+  }
+  await outbox.storeOutcomes(tx, stored);
+  return outcomes;
 }
 
 /** Dispatches a claimed command to its projection; runs inside the command's transaction. */
@@ -82,6 +126,21 @@ export async function projectCommand(tx: PoolClient, command: Command): Promise<
       throw new Error(`unknown command kind ${String(_exhaustive)}`);
     }
   }
+}
+
+/** D2: the command waits behind its shop's parked command; not applied, its claim goes, so that retrying it later applies it. */
+async function parkBehind(tx: PoolClient, c: Command, at: CommandPosition, message: Buffer, blocker: string): Promise<void> {
+  await processedCommands.unclaim(tx, c.command_id);
+  await parkedCommands.park(tx, {
+    command_id: c.command_id,
+    shop: c.shop,
+    kind: c.kind,
+    at,
+    message,
+    error: `waiting behind parked command ${blocker}`,
+    attempts: 0,
+    behind: blocker,
+  });
 }
 
 /** Events as outbox rows: each channel goes to its configured topic, with the command's trace context (eventTraceHeaders). */

@@ -6,10 +6,12 @@
 // dry run and operator API) import it from here and nowhere deeper.
 export {
   applyCommand,
+  applyGroup,
   isDeterministicDbError,
   projectCommand,
   type ApplyOptions,
   type ApplyOutcome,
+  type GroupCommand,
   type Projection,
 } from './applyCommand.ts';
 export { processBatch, runCommandPipeline, type CommandRun, type Decode, type PipelinePolicy } from './commandPipeline.ts';

@@ -1,7 +1,7 @@
 import { withTransaction, type Pool } from '@ingest/db';
 import type { Command } from '@ingest/domain';
 import { commandContextOf, withIncomingCommand, type IncomingMessage, type TopicNames } from '@ingest/kafka';
-import { applyCommand, type ApplyOutcome, type CommandRun } from '@ingest/projection';
+import { applyGroup, type ApplyOutcome, type CommandRun } from '@ingest/projection';
 import { failpoint, inSpan, spanContextOf, tracingOn, type Link, type Logger } from '@ingest/runtime';
 import type { projectorMetrics } from './metrics.ts';
 
@@ -18,8 +18,8 @@ export interface GroupCommitDeps {
 
 /**
  * Group commit: the longest run of decodable commands from `from`, within the bounds,
- * applied in ONE transaction (each with its own claim, position, result and outbox rows, in log
- * order, so D2 and D4 hold as one by one). Replies go out on commit (NOTIFY is transactional);
+ * applied in ONE transaction (applyGroup: each with its own claim, result and outbox rows, in log
+ * order, so D2 and D4 hold as one by one, with the bookkeeping of the whole run in three statements). Replies go out on commit (NOTIFY is transactional);
  * offsets are resolved after it. Returns how many messages it handled: 0 when there is no group
  * to make, or when the group's transaction failed, in which case nothing of it was applied and the
  * caller takes the commands one by one, with their retries and parking.
@@ -59,32 +59,42 @@ export function groupCommit(deps: GroupCommitDeps): (run: CommandRun, from: numb
           })
         : [];
       outcomes = await inSpan('apply group', { links, attributes: { 'ingest.group_commands': group.length } }, (groupSpan) =>
-        withTransaction(pool, async (tx) => {
-          const out: ApplyOutcome[] = [];
+        withTransaction(pool, (tx) => {
           const inGroup = groupSpan ? { links: [{ context: groupSpan.spanContext() }] } : {};
-          for (const { m, c } of group) {
-            const at = { topic: m.topic, partition: m.partition, offset: m.offset };
-            out.push(
-              await withIncomingCommand(
+          return applyGroup(
+            tx,
+            group.map(({ m, c }) => ({
+              c,
+              at: { topic: m.topic, partition: m.partition, offset: m.offset },
+              recordHeaders: m.headers,
+              message: m.value ?? Buffer.alloc(0),
+            })),
+            deps.topics,
+            (i, apply) => {
+              const { m, c } = group[i] as { m: IncomingMessage; c: Command };
+              return withIncomingCommand(
                 m,
                 `apply ${c.kind}`,
                 { ...inGroup, attributes: { 'ingest.command_id': c.command_id, 'ingest.group_commands': group.length } },
                 async () => {
-                  const outcome = await applyCommand(tx, c, at, {
-                    sideEffects: { topics: deps.topics, recordHeaders: m.headers },
-                    checkpoint: true,
-                    parkBehind: { message: m.value ?? Buffer.alloc(0) },
-                  });
+                  const outcome = await apply();
                   log.debug(
-                    { command_id: c.command_id, kind: c.kind, outcome, group: group.length, ...at },
+                    {
+                      command_id: c.command_id,
+                      kind: c.kind,
+                      outcome,
+                      group: group.length,
+                      topic: m.topic,
+                      partition: m.partition,
+                      offset: m.offset,
+                    },
                     'command projected (commits with its group)',
                   );
                   return outcome;
                 },
-              ),
-            );
-          }
-          return out;
+              );
+            },
+          );
         }),
       );
     } catch (err) {

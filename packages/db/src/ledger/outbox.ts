@@ -43,6 +43,45 @@ export async function storeOutcome(q: Queryable, c: CommandRef, reply: StoredAns
   );
 }
 
+/** One projected command's outcome, as storeOutcomes takes it. */
+export interface Outcome {
+  c: CommandRef;
+  reply: StoredAnswer;
+  rows: OutboxInsert[];
+}
+
+/**
+ * storeOutcome for the commands of a group transaction in one statement: their outbox rows in the
+ * order given (the relay publishes by id, so events keep the commands' order) and their stored
+ * replies, each reply with its NOTIFY. The replies go through \`json\`, not \`jsonb\`, which would
+ * reorder their keys (command_results.body keeps the key order, D6).
+ */
+export async function storeOutcomes(q: Queryable, outcomes: readonly Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  await q.query(
+    `WITH ins AS (${insertRows('$1')}),
+     r AS (
+       INSERT INTO agent_runtime.command_results (command_id, shop, kind, status_code, body)
+       SELECT command_id, shop, kind, status_code, body
+         FROM json_to_recordset($2::json) AS x(command_id uuid, shop text, kind text, status_code int, body json)
+       ON CONFLICT (command_id) DO NOTHING RETURNING command_id)
+     SELECT (SELECT pg_notify('outbox', '') WHERE EXISTS (SELECT 1 FROM ins)),
+            (SELECT count(pg_notify('command_results', command_id::text)) FROM r)`,
+    [
+      JSON.stringify(outcomes.flatMap((o) => o.rows)),
+      JSON.stringify(
+        outcomes.map(({ c, reply }) => ({
+          command_id: c.command_id,
+          shop: c.shop,
+          kind: c.kind,
+          status_code: reply.status,
+          body: reply.body,
+        })),
+      ),
+    ],
+  );
+}
+
 /**
  * Outbox rows that go with no stored reply (an operator's action, docs/operations.md#parked-commands):
  * written in the transaction of what they announce; an event already there is kept.

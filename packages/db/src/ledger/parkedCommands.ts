@@ -19,6 +19,18 @@ export async function firstOpen(q: Queryable, shop: string): Promise<string | nu
   return rows[0]?.command_id ?? null;
 }
 
+/** firstOpen of several shops in one statement: each shop that has an open parked command, and its first. */
+export async function firstOpenOf(q: Queryable, shops: readonly string[]): Promise<Map<string, string>> {
+  if (shops.length === 0) return new Map();
+  const { rows } = await q.query<{ shop: string; command_id: string }>(
+    `SELECT DISTINCT ON (shop) shop, command_id FROM agent_runtime.parked_commands
+      WHERE shop = ANY($1::text[]) AND resolved_at IS NULL
+      ORDER BY shop, kafka_topic, kafka_partition, kafka_offset`,
+    [shops],
+  );
+  return new Map(rows.map((r) => [r.shop, r.command_id]));
+}
+
 export interface ParkedCommand {
   command_id: string;
   shop: string;

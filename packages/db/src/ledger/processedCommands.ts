@@ -55,6 +55,66 @@ export async function claimAndLock(q: Queryable, c: ReceivedCommand, at: Command
   return rows[0]?.go === true;
 }
 
+/** A command of a group as claimGroup reads it: the command and its offset on the group's partition. */
+export interface GroupClaim {
+  c: ReceivedCommand;
+  offset: string;
+}
+
+/**
+ * claimAndLock for a run of commands of ONE partition, in log order, in one statement (it was one
+ * per command): what running claimAndLock on each in turn would say, per command. A command is new
+ * when its claim is (a second record of the same command in the run is a duplicate, as it would be
+ * one by one) and, with `checkpoint`, when the partition's position was not past it before the run;
+ * the position moves past the last command once. The shops of the new commands are locked in the
+ * order of their lock keys, so that two transactions never take the same two locks in opposite order.
+ */
+export async function claimGroup(
+  q: Queryable,
+  at: Omit<CommandPosition, 'offset'>,
+  group: readonly GroupClaim[],
+  checkpoint: boolean,
+): Promise<boolean[]> {
+  const last = group[group.length - 1];
+  if (!last) return [];
+  const { rows } = await q.query<{ ord: string }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::timestamptz[])
+         WITH ORDINALITY AS x(command_id, shop, kind, kafka_offset, received_at, ord)),
+     firsts AS (SELECT DISTINCT ON (command_id) * FROM input ORDER BY command_id, ord),
+     before AS (
+       SELECT next_offset FROM agent_runtime.projector_checkpoints
+        WHERE $9::boolean AND projector = $8 AND kafka_topic = $6 AND kafka_partition = $7 FOR UPDATE),
+     claim AS (
+       INSERT INTO processed_commands (command_id, shop, kind, kafka_topic, kafka_partition, kafka_offset, received_at)
+       SELECT command_id, shop, kind, $6, $7, kafka_offset, received_at FROM firsts ORDER BY ord
+       ON CONFLICT (command_id) DO NOTHING RETURNING command_id),
+     position AS (${advanceSql({ projector: '$8', topic: '$6', partition: '$7', offset: '$10', commandId: '$11' }, '$9::boolean')} RETURNING 1),
+     go AS (
+       SELECT f.ord, f.shop FROM firsts f JOIN claim USING (command_id)
+        WHERE f.kafka_offset >= coalesce((SELECT next_offset FROM before), 0)),
+     locked AS (
+       SELECT count(pg_advisory_xact_lock(k)) AS n
+         FROM (SELECT DISTINCT ${shopLockKey('shop')} AS k FROM go ORDER BY 1) keys)
+     SELECT go.ord FROM go, locked, (SELECT count(*) FROM position) moved ORDER BY go.ord`,
+    [
+      group.map((g) => g.c.command_id),
+      group.map((g) => g.c.shop),
+      group.map((g) => g.c.kind),
+      group.map((g) => g.offset),
+      group.map((g) => g.c.received_at),
+      at.topic,
+      at.partition,
+      LIVE_PROJECTOR,
+      checkpoint,
+      last.offset,
+      last.c.command_id,
+    ],
+  );
+  const go = new Set(rows.map((r) => Number(r.ord)));
+  return group.map((_, i) => go.has(i + 1));
+}
+
 /** Takes the claim back within its transaction: the command is parked, not applied, and retrying it later applies it. */
 export async function unclaim(q: Queryable, commandId: string): Promise<void> {
   await q.query('DELETE FROM processed_commands WHERE command_id = $1', [commandId]);
