@@ -54,34 +54,40 @@ export interface GroupCommand {
   at: CommandPosition;
   /** The record's headers, whose trace context its events carry when tracing is off here. */
   recordHeaders?: Record<string, string>;
-  /** The record's value, kept when the command is parked behind its shop's parked command. */
-  message: Buffer;
+  /** The record's value, kept when the command is parked behind its shop's parked command (live only). */
+  message?: Buffer;
+}
+
+export interface GroupOptions {
+  /** As ApplyOptions: outbox rows and stored replies, live only. */
+  sideEffects: { topics: TopicNames } | null;
+  /** The live consumer moves its partition's position in the same transaction. */
+  checkpoint: boolean;
+  /** Live: a command of a shop with a parked command is parked behind it (D2). */
+  parkBehind: boolean;
 }
 
 /**
- * applyCommand for a run of commands of one partition in one live transaction, with what each
- * command did one by one in three statements for the whole run: the claims, positions and shop
- * locks (processedCommands.claimGroup), the shops' parked commands (parkedCommands.firstOpenOf,
- * read after the locks, as applyCommand does), and at the end every stored reply and outbox row
+ * applyCommand for a run of commands of one partition in one transaction, with what each command
+ * did one by one in at most three statements for the whole run: the claims, position and shop locks
+ * (processedCommands.claimGroup), the shops' parked commands (parkedCommands.firstOpenOf, read
+ * after the locks, as applyCommand does) and at the end every stored reply and outbox row
  * (outbox.storeOutcomes). Each command is projected in log order in between, inside `each` (its
  * span and log context). The outcomes are applyCommand's, command by command; a failure anywhere
- * leaves the transaction to be rolled back, and the caller applies the commands one by one.
+ * leaves the transaction to be rolled back.
  */
 export async function applyGroup(
   tx: PoolClient,
   group: readonly GroupCommand[],
-  topics: TopicNames,
+  opts: GroupOptions,
   each: (i: number, fn: () => Promise<ApplyOutcome>) => Promise<ApplyOutcome> = (_i, fn) => fn(),
 ): Promise<ApplyOutcome[]> {
   const first = group[0];
   if (!first) return [];
-  const go = await processedCommands.claimGroup(
-    tx,
-    first.at,
-    group.map((g) => ({ c: g.c, offset: g.at.offset })),
-    true,
-  );
-  const blockers = await parkedCommands.firstOpenOf(tx, [...new Set(group.filter((_, i) => go[i]).map((g) => g.c.shop))]);
+  const claims = group.map((g) => ({ c: g.c, offset: g.at.offset }));
+  const go = await processedCommands.claimGroup(tx, first.at, claims, opts.checkpoint);
+  const shops = [...new Set(group.filter((_, i) => go[i]).map((g) => g.c.shop))];
+  const blockers = opts.parkBehind ? await parkedCommands.firstOpenOf(tx, shops) : new Map<string, string>();
   const stored: outbox.Outcome[] = [];
   const outcomes: ApplyOutcome[] = [];
   for (const [i, { c, at, recordHeaders, message }] of group.entries()) {
@@ -90,11 +96,12 @@ export async function applyGroup(
         if (!go[i]) return 'duplicate';
         const blocker = blockers.get(c.shop);
         if (blocker) {
-          await parkBehind(tx, c, at, message, blocker);
+          await parkBehind(tx, c, at, message ?? Buffer.alloc(0), blocker);
           return 'parked';
         }
         const { reply, events } = await projectCommand(tx, c);
-        stored.push({ c, reply, rows: outboxRows(events, topics, eventTraceHeaders(recordHeaders)) });
+        if (opts.sideEffects)
+          stored.push({ c, reply, rows: outboxRows(events, opts.sideEffects.topics, eventTraceHeaders(recordHeaders)) });
         return 'applied';
       }),
     );

@@ -12,6 +12,7 @@ export {
   type ApplyOptions,
   type ApplyOutcome,
   type GroupCommand,
+  type GroupOptions,
   type Projection,
 } from './applyCommand.ts';
 export { processBatch, runCommandPipeline, type CommandRun, type Decode, type PipelinePolicy } from './commandPipeline.ts';

@@ -69,7 +69,7 @@ export function groupCommit(deps: GroupCommitDeps): (run: CommandRun, from: numb
               recordHeaders: m.headers,
               message: m.value ?? Buffer.alloc(0),
             })),
-            deps.topics,
+            { sideEffects: { topics: deps.topics }, checkpoint: true, parkBehind: true },
             (i, apply) => {
               const { m, c } = group[i] as { m: IncomingMessage; c: Command };
               return withIncomingCommand(
