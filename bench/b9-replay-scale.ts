@@ -98,7 +98,14 @@ async function runReplayCli(
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [join(REPO_ROOT, 'services/operator/src/cli/replay.ts'), '--into', 'scratch', ...(opts.resume ? ['--resume'] : [])],
+    // Node's flags as `npm run replay` starts it (package.json, docs/replay.md: memory).
+    [
+      '--max-semi-space-size=16',
+      join(REPO_ROOT, 'services/operator/src/cli/replay.ts'),
+      '--into',
+      'scratch',
+      ...(opts.resume ? ['--resume'] : []),
+    ],
     {
       cwd: REPO_ROOT,
       env: {

@@ -84,9 +84,14 @@ function installWorkspace(pnpm, env) {
 }
 
 function main() {
-  const [first, ...rest] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  // Node's own flags go before the script (`--max-semi-space-size=16 scripts/replay.ts`): they must
+  // be set when the child starts, as V8 sizes its heap once.
+  const nodeFlags = [];
+  while (args[0]?.startsWith('--') && args[0] !== '--pnpm') nodeFlags.push(args.shift());
+  const [first, ...rest] = args;
   if (!first) {
-    say('usage: bootstrap.mjs <script.ts> [args...] | --pnpm [args...]');
+    say('usage: bootstrap.mjs [--node-flag ...] <script.ts> [args...] | --pnpm [args...]');
     return 2;
   }
   const node = nodeBinary();
@@ -104,7 +109,7 @@ function main() {
   installWorkspace(pnpm, env);
   // The long-running entry point runs as a child that gets our signals, so stopping this wrapper
   // (SIGTERM from a supervisor, Ctrl-C) shuts the pipeline down gracefully instead of orphaning it.
-  const child = spawn(node, [resolve(root, first), ...rest], { cwd: process.cwd(), env, stdio: 'inherit' });
+  const child = spawn(node, [...nodeFlags, resolve(root, first), ...rest], { cwd: process.cwd(), env, stdio: 'inherit' });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
   // `npm start` runs us under `sh -c`, which dies on SIGTERM without passing it on: when our parent
   // goes away, stop the pipeline as if we had been signalled, instead of leaving it orphaned.

@@ -449,7 +449,7 @@ export const SETTINGS = {
   REPLAY_BATCH: def(integer(1), '500', {
     group: 'Replay',
     roles: ['replay'],
-    doc: 'Commands per replay transaction (each under a savepoint).',
+    doc: 'Commands per replay transaction (their claims in one statement; a batch with a command that fails for good runs again with a savepoint per command).',
   }),
   REPLAY_METRICS_PORT: def(integer(0, 65535), '0', {
     group: 'Replay',

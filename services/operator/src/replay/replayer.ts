@@ -92,8 +92,8 @@ export async function logEnd(kafka: Kafka, topic: string): Promise<Positions> {
 
 /**
  * D26: replays the command log into `pool`'s tables from offset 0 (or from its checkpoints, when
- * resuming) with the live deciders. Many commands per transaction, each under a savepoint so a
- * command that failed live fails alone here too; the checkpoint commits with the batch. No outbox
+ * resuming) with the live deciders. Many commands per transaction (applyBatch: a command that
+ * failed live fails alone here too); the checkpoint commits with the batch. No outbox
  * rows and no stored replies: the events were published and the callers answered live.
  *
  * The run follows a target that may move forward (`runTo`), so an in-place rebuild can track the
