@@ -1,5 +1,6 @@
 // `npm run bench`: B1 projector apply, B2 gateway, B5 replay, B6 and B4 end to end, B7 fair admission (B8 scale-out
 // on a three-node cluster only when BENCH_ONLY names it); writes bench/results/latest.{json,md}.
+// `npm run bench -- --baseline <commit>`: the same on that commit too, side by side (baseline.ts).
 // Sequential on purpose (2-core machines): one thing measured at a time. Not part of `npm test`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,12 +14,24 @@ import { runB2, type B2Result } from './b2-gateway.ts';
 import { runB4, type B4Result } from './b4-e2e.ts';
 import { runB5, type B5Result } from './b5-replay.ts';
 import { runB9, type B9Result } from './b9-replay-scale.ts';
+import { runAgainstBaseline } from './baseline.ts';
 import { runB6, type B6Result } from './b6-e2e.ts';
 import { runB7, type B7Result } from './b7-fair.ts';
 import { runB8, type B8Result } from './b8-scale.ts';
 import { renderMarkdown, targetsOf, type Results } from './report.ts';
 import { ADMIN_URL, createBenchDatabase, dropBenchDatabases, prepareTemplate, serverSettings } from './lib/db.ts';
 import { gitHead, machine, packageVersion, round, say } from './lib/util.ts';
+
+// `--baseline <commit>` (or BENCH_BASELINE): the same benches on that commit too, interleaved (baseline.ts).
+const baselineArg = process.argv.indexOf('--baseline');
+const baselineRev = baselineArg >= 0 ? process.argv[baselineArg + 1] : process.env['BENCH_BASELINE'];
+if (baselineRev !== undefined) {
+  if (!baselineRev || baselineRev.startsWith('--')) throw new Error('--baseline needs a commit');
+  // The runs it makes are plain runs of each side: without this, each would compare again.
+  delete process.env['BENCH_BASELINE'];
+  runAgainstBaseline(baselineRev);
+  process.exit();
+}
 
 // The same TLS/SASL settings as the services, for a KAFKA_BROKERS cluster that needs them.
 const kafkaSecurity = readKafkaSecurity(process.env);
