@@ -1,9 +1,10 @@
 import { outbox, parkedCommands, processedCommands, type CommandPosition, type PoolClient } from '@ingest/db';
-import type { Command, OutboxEvent } from '@ingest/domain';
+import type { Command, LocationRef, OutboxEvent } from '@ingest/domain';
 import type { TopicNames } from '@ingest/kafka';
 import { injectTraceHeaders } from '@ingest/runtime';
 import { projectDailySnapshot } from './inventory/projectDailySnapshot.ts';
-import { projectInventory } from './inventory/projectInventory.ts';
+import { projectInventory, refsOf } from './inventory/projectInventory.ts';
+import { loadLocationMatchesOf } from './inventory/store/index.ts';
 import type { Projection } from './projection.ts';
 import { projectOrderLines } from './orders/projectOrderLines.ts';
 import { projectProductsUpsert } from './products/projectProductsUpsert.ts';
@@ -88,6 +89,10 @@ export async function applyGroup(
   const go = await processedCommands.claimGroup(tx, first.at, claims, opts.checkpoint);
   const shops = [...new Set(group.filter((_, i) => go[i]).map((g) => g.c.shop))];
   const blockers = opts.parkBehind ? await parkedCommands.firstOpenOf(tx, shops) : new Map<string, string>();
+  const loaded = await loadGroupLocations(
+    tx,
+    group.filter((g, i) => go[i] && !blockers.has(g.c.shop)).map((g) => g.c),
+  );
   const stored: outbox.Outcome[] = [];
   const outcomes: ApplyOutcome[] = [];
   for (const [i, { c, at, recordHeaders, message }] of group.entries()) {
@@ -99,7 +104,9 @@ export async function applyGroup(
           await parkBehind(tx, c, at, message ?? Buffer.alloc(0), blocker);
           return 'parked';
         }
-        const { reply, events } = await projectCommand(tx, c);
+        const { reply, events } = await projectCommand(tx, c, loaded);
+        // A shop's locations just changed: its later commands of the group load theirs as they come.
+        if (c.kind === 'locations.register') loaded.delete(c.shop);
         if (opts.sideEffects)
           stored.push({ c, reply, rows: outboxRows(events, opts.sideEffects.topics, eventTraceHeaders(recordHeaders)) });
         return 'applied';
@@ -110,8 +117,11 @@ export async function applyGroup(
   return outcomes;
 }
 
+/** Location matches loaded for a group, by shop (applyGroup). */
+export type LoadedLocations = ReadonlyMap<string, ReadonlyMap<string, string[]>>;
+
 /** Dispatches a claimed command to its projection; runs inside the command's transaction. */
-export async function projectCommand(tx: PoolClient, command: Command): Promise<Projection> {
+export async function projectCommand(tx: PoolClient, command: Command, loaded?: LoadedLocations): Promise<Projection> {
   const kind = command.kind;
   switch (kind) {
     case 'products.upsert':
@@ -123,7 +133,7 @@ export async function projectCommand(tx: PoolClient, command: Command): Promise<
     case 'inventory.snapshot':
     case 'inventory.available':
     case 'inventory.levels':
-      return projectInventory(tx, command);
+      return projectInventory(tx, command, undefined, loaded?.get(command.shop));
     case 'inventory.daily_snapshot':
       return projectDailySnapshot(tx, command);
     case 'order_lines.upsert':
@@ -133,6 +143,15 @@ export async function projectCommand(tx: PoolClient, command: Command): Promise<
       throw new Error(`unknown command kind ${String(_exhaustive)}`);
     }
   }
+}
+
+/** The location matches of every inventory command of a group, by shop, in at most two statements. */
+async function loadGroupLocations(tx: PoolClient, commands: readonly Command[]): Promise<Map<string, Map<string, string[]>>> {
+  const refs = new Map<string, LocationRef[]>();
+  for (const c of commands)
+    if (c.kind === 'inventory.snapshot' || c.kind === 'inventory.available' || c.kind === 'inventory.levels')
+      refs.set(c.shop, [...(refs.get(c.shop) ?? []), ...refsOf(c)]);
+  return refs.size ? loadLocationMatchesOf(tx, refs) : new Map();
 }
 
 /** D2: the command waits behind its shop's parked command; not applied, its claim goes, so that retrying it later applies it. */

@@ -31,7 +31,8 @@ import {
   upsertLevels,
 } from './store/index.ts';
 
-function refsOf(c: InventoryCommand): LocationRef[] {
+/** The location refs of an inventory command (applyGroup loads them for a whole group). */
+export function refsOf(c: InventoryCommand): LocationRef[] {
   return c.kind === 'inventory.levels' ? c.payload.lines.map((l) => l.location) : [c.payload.location];
 }
 
@@ -45,11 +46,19 @@ export interface InventoryPath {
   setBased: boolean;
 }
 
-/** load -> decide -> apply for endpoints 3, 4 and 5; a handful of statements whatever the line count. */
-export async function projectInventory(tx: PoolClient, c: InventoryCommand, path: InventoryPath = { setBased: true }): Promise<Projection> {
+/**
+ * load -> decide -> apply for endpoints 3, 4 and 5; a handful of statements whatever the line count.
+ * `loaded`: the shop's location matches of (at least) this command's refs, loaded already by its group.
+ */
+export async function projectInventory(
+  tx: PoolClient,
+  c: InventoryCommand,
+  path: InventoryPath = { setBased: true },
+  loaded?: ReadonlyMap<string, string[]>,
+): Promise<Projection> {
   const refs = refsOf(c);
   // One client runs one statement at a time: sequential awaits, not Promise.all.
-  const locations = await loadLocationMatches(tx, c.shop, refs);
+  const locations = loaded ?? (await loadLocationMatches(tx, c.shop, refs));
   if (path.setBased && c.kind === 'inventory.snapshot') {
     const where = resolveLocation(locations.get(locationRefKey(c.payload.location)));
     if (where.ok) return projectSnapshotSet(tx, c, where.location_id);

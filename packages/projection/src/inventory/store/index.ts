@@ -7,6 +7,7 @@ export {
   loadDailyRows,
   loadLevels,
   loadLocationMatches,
+  loadLocationMatchesOf,
   loadProductIds,
   stampLevels,
   upsertDailyRows,

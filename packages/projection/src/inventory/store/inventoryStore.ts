@@ -14,30 +14,44 @@ export async function loadProductIds(tx: PoolClient, shop: string, barcodes: str
 
 /** The shop's location ids matching each ref (two statements at most, whatever the number of refs). */
 export async function loadLocationMatches(tx: PoolClient, shop: string, refs: LocationRef[]): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>();
-  const ids = [...new Set(refs.flatMap((r) => ('location_id' in r ? [r.location_id] : [])))];
-  const exts = refs.flatMap((r) => ('location' in r ? [r.location] : []));
-  // A malformed id can never name a location: it stays unresolved, and never reaches a uuid cast.
-  const valid = ids.filter((id) => isUuid(id));
-  if (valid.length) {
-    const { rows } = await tx.query<{ location_id: string }>(
-      'SELECT location_id FROM locations WHERE shop = $1 AND location_id = ANY($2::uuid[])',
-      [shop, valid],
+  return (await loadLocationMatchesOf(tx, new Map([[shop, refs]]))).get(shop) ?? new Map();
+}
+
+/**
+ * loadLocationMatches of several shops at once, in the same two statements at most (a group
+ * transaction loads its inventory commands' locations up front: applyGroup).
+ */
+export async function loadLocationMatchesOf(
+  tx: PoolClient,
+  refsByShop: ReadonlyMap<string, LocationRef[]>,
+): Promise<Map<string, Map<string, string[]>>> {
+  const out = new Map([...refsByShop.keys()].map((shop) => [shop, new Map<string, string[]>()]));
+  const byId = [...refsByShop].flatMap(([shop, refs]) =>
+    // A malformed id can never name a location: it stays unresolved, and never reaches a uuid cast.
+    [...new Set(refs.flatMap((r) => ('location_id' in r && isUuid(r.location_id) ? [r.location_id] : [])))].map((id) => ({ shop, id })),
+  );
+  const exts = [...refsByShop].flatMap(([shop, refs]) => refs.flatMap((r) => ('location' in r ? [{ shop, ...r.location }] : [])));
+  if (byId.length) {
+    const { rows } = await tx.query<{ shop: string; location_id: string }>(
+      `SELECT l.shop, l.location_id FROM locations l
+         JOIN unnest($1::text[], $2::uuid[]) AS r(shop, id) ON l.shop = r.shop AND l.location_id = r.id`,
+      [byId.map((r) => r.shop), byId.map((r) => r.id)],
     );
-    const found = new Set(rows.map((r) => r.location_id));
-    for (const id of valid) if (found.has(id.toLowerCase())) out.set(locationRefKey({ location_id: id }), [id.toLowerCase()]);
+    const found = new Set(rows.map((r) => `${r.shop}\u0000${r.location_id}`));
+    for (const { shop, id } of byId)
+      if (found.has(`${shop}\u0000${id.toLowerCase()}`)) out.get(shop)?.set(locationRefKey({ location_id: id }), [id.toLowerCase()]);
   }
   if (exts.length) {
-    const { rows } = await tx.query<{ identifier_type: string; identifier_value: string; location_id: string }>(
-      `SELECT i.identifier_type, i.identifier_value, i.location_id
+    const { rows } = await tx.query<{ shop: string; identifier_type: string; identifier_value: string; location_id: string }>(
+      `SELECT i.shop, i.identifier_type, i.identifier_value, i.location_id
          FROM location_identifiers i
-         JOIN unnest($2::text[], $3::text[]) AS r(t, v) ON i.identifier_type = r.t AND i.identifier_value = r.v
-        WHERE i.shop = $1`,
-      [shop, exts.map((e) => e.identifier_type), exts.map((e) => e.identifier_value)],
+         JOIN unnest($1::text[], $2::text[], $3::text[]) AS r(shop, t, v) ON i.shop = r.shop AND i.identifier_type = r.t AND i.identifier_value = r.v`,
+      [exts.map((e) => e.shop), exts.map((e) => e.identifier_type), exts.map((e) => e.identifier_value)],
     );
     for (const r of rows) {
+      const matches = out.get(r.shop);
       const key = locationRefKey({ location: { identifier_type: r.identifier_type, identifier_value: r.identifier_value } });
-      out.set(key, [...(out.get(key) ?? []), r.location_id]);
+      matches?.set(key, [...(matches.get(key) ?? []), r.location_id]);
     }
   }
   return out;
