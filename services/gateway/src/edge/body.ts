@@ -1,6 +1,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ApiError, badRequest, sendError } from '../errors/catalog.ts';
 import { inexactNumbers, type InexactNumber } from './exactNumbers.ts';
+import { inTurn } from './inTurn.ts';
 
 const inexact = new WeakMap<Request, InexactNumber[]>();
 
@@ -11,6 +12,9 @@ export function inexactNumbersOf(req: Request): InexactNumber[] {
 
 /** Asked with the whole raw body before it is decoded and parsed; an answer refuses the request as it is. */
 export type RefuseBeforeParsing = (res: Response, raw: Buffer) => ApiError | null;
+
+/** A body this large is decoded and parsed in a turn of the event loop of its own (inTurn.ts). */
+const HEAVY_BYTES = 64 * 1024;
 
 const unsupportedEncoding = () => new ApiError(415, 'unsupported_encoding', { ok: false, error: 'unsupported content encoding' });
 
@@ -38,9 +42,16 @@ export function parseJsonObject(limitBytes: number, refuseEarly?: RefuseBeforePa
       // No body at all, or an empty one, is no JSON object (D11).
       if (!Buffer.isBuffer(buf) || buf.length === 0) return next(badRequest('invalid JSON body', 'invalid_json'));
       (req as { rawBodyLength?: number }).rawBodyLength = buf.length;
-      const outcome = readJsonObject(req, res, buf, refuseEarly);
-      if (outcome === 'answered') return;
-      next(outcome ?? undefined);
+      const work = () => {
+        if (res.headersSent || res.destroyed) return;
+        const outcome = readJsonObject(req, res, buf, refuseEarly);
+        if (outcome === 'answered') return;
+        next(outcome ?? undefined);
+      };
+      // Parsing a max body holds the loop for milliseconds: one such body per turn, so that
+      // timers and other sockets run between them (event-loop delay, B2).
+      if (buf.length >= HEAVY_BYTES) inTurn(work, next);
+      else work();
     },
   ];
 }
