@@ -45,7 +45,7 @@ export interface B2Result {
   gateway_profile?: ProfileSummary;
 }
 
-function snapshotBody(lines: number): Buffer {
+export function snapshotBody(lines: number): Buffer {
   return Buffer.from(
     JSON.stringify({
       shop: 'bench-gw.myshop.example',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatPath, inexactNumbers, mayHoldInexactNumbers, sameDecimal } from './exactNumbers.ts';
+import { anyInexactToken, formatPath, inexactNumbers, mayHoldInexactNumbers, RISKY_TOKEN, sameDecimal } from './exactNumbers.ts';
 
 // A JSON number is accepted only if parsing keeps exactly the decimal that was written.
 describe('sameDecimal', () => {
@@ -43,7 +43,7 @@ describe('sameDecimal', () => {
 describe('inexactNumbers and the cheap look before it', () => {
   it('names every number that parsing changed, by path', () => {
     const text = '{"products":[{"p":1.5},{"p":9007199254740993,"q":[1e400,2]}],"x":{"y":0.30000000000000000001}}';
-    expect(mayHoldInexactNumbers(Buffer.from(text))).toBe(true);
+    expect(anyInexactToken(text)).toBe(true);
     expect(inexactNumbers(text).map((n) => [formatPath(n.path), n.written, n.parsed])).toEqual([
       ['products[1].p', '9007199254740993', 9007199254740992],
       ['products[1].q[0]', '1e400', Infinity],
@@ -85,10 +85,46 @@ describe('inexactNumbers and the cheap look before it', () => {
           if (typeof v === 'number' && context?.source !== undefined && !sameDecimal(context.source, v)) exact = false;
           return v;
         });
-        if (!mayHoldInexactNumbers(Buffer.from(body))) expect(exact, body).toBe(true);
+        if (!anyInexactToken(body)) expect(exact, body).toBe(true);
         expect(inexactNumbers(body).length === 0, body).toBe(exact);
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('the cheap look needs no careful reading for ordinary bodies', () => {
+  it('a max-size snapshot of short numbers, barcodes and a uuid passes it', () => {
+    const lines = Array.from({ length: 10_000 }, (_, k) => ({
+      barcode: `49${String(k).padStart(11, '0')}`,
+      on_hand_qty: k,
+      reserved_qty: 0.5,
+    }));
+    expect(anyInexactToken(JSON.stringify({ location_id: '0193e4a2-7b3c-7def-8a12-3456789abcde', lines }))).toBe(false);
+  });
+  it('a risky token that is exact is no finding (16 digits that a double holds, an exponent)', () => {
+    expect(anyInexactToken('{"a":1234567890123456,"b":[15e-1]}')).toBe(false);
+    expect(anyInexactToken('{"a":12345678901234567}')).toBe(true);
+  });
+});
+
+describe('mayHoldInexactNumbers: the cheap look never misses a risky token', () => {
+  const risky = new RegExp(RISKY_TOKEN.source);
+  it('property: false only when the risky-token regex finds nothing, on any text of number-ish characters', () => {
+    const unit = fc.constantFrom(...'0123456789.eE+-:,[ \n"a'.split(''), '1234567890123456', '9.99999999999999999');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 80 }), (text) => {
+        if (!mayHoldInexactNumbers(text)) expect(risky.test(text), text).toBe(false);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+  it('finds a long number wherever it lies against the positions it looks at', () => {
+    for (let pad = 0; pad < 40; pad++) {
+      const text = `{"${'k'.repeat(pad)}":${'1'.repeat(16)}}`;
+      expect(mayHoldInexactNumbers(text), text).toBe(true);
+      expect(mayHoldInexactNumbers(`{"${'k'.repeat(pad)}":-1.5e-3}`)).toBe(true);
+      expect(mayHoldInexactNumbers(`{"${'k'.repeat(pad)}":"${'1'.repeat(16)}"}`)).toBe(false);
+    }
   });
 });
