@@ -56,7 +56,7 @@ function commandsOf(steps: Step[]): Command[] {
         source: { endpoint: '/property' },
         actor: 'platform',
         payload: { locations: [{ location_id: LOC3, name: 'late', identifiers: [{ identifier_type: 'code', identifier_value: 'late' }] }] },
-      } as RegisterLocationsCommand;
+      };
       out.push(register);
     } else out.push(command(s.body, i + 1));
   }
