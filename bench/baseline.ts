@@ -69,7 +69,23 @@ function baselineCheckout(rev: string): { dir: string; commit: string } {
   return { dir, commit };
 }
 
-/** One run of `npm run bench` in `root` into `resultsDir`; its targets, or [] when it wrote none. */
+/** Leaves of a bench's results worth comparing besides its targets: rates, ratios, latencies, statements. */
+const HEADLINE = /(per_s|ratio[a-z_0-9]*|p50_ms|p99_ms|statements_per_command|ms_per_request|ms_per_command)$/;
+
+/** The targets of a run and the headline leaves of each bench's figures (`B5 live.commands_per_s`). */
+export function figuresOf(results: Record<string, unknown>): Target[] {
+  const out: Target[] = [...((results['targets'] as Target[] | undefined) ?? [])];
+  const walk = (bench: string, path: string[], v: unknown): void => {
+    if (path.includes('settings')) return;
+    if (typeof v === 'number' && HEADLINE.test(path[path.length - 1] ?? ''))
+      out.push({ bench, what: path.join('.'), value: v, target: '', met: null });
+    else if (v && typeof v === 'object' && !Array.isArray(v)) for (const [k, x] of Object.entries(v)) walk(bench, [...path, k], x);
+  };
+  for (const [key, v] of Object.entries(results)) if (/^B\d+$/.test(key)) walk(key, [], v);
+  return out;
+}
+
+/** One run of `npm run bench` in `root` into `resultsDir`: its figures, or [] when it wrote none. */
 function benchOnce(root: string, resultsDir: string): Target[] {
   mkdirSync(resultsDir, { recursive: true });
   const r = spawnSync(process.execPath, [join(root, 'scripts', 'bootstrap.mjs'), join(root, 'bench', 'run.ts')], {
@@ -79,7 +95,7 @@ function benchOnce(root: string, resultsDir: string): Target[] {
   });
   if (r.status !== 0) say(`bench in ${root} exited ${r.status}: its figures are used as far as it wrote them`);
   const file = join(resultsDir, 'latest.json');
-  return existsSync(file) ? ((JSON.parse(readFileSync(file, 'utf8')) as { targets?: Target[] }).targets ?? []) : [];
+  return existsSync(file) ? figuresOf(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : [];
 }
 
 export function runAgainstBaseline(rev: string): void {

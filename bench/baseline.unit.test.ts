@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareRounds, renderComparison } from './baseline.ts';
+import { compareRounds, figuresOf, renderComparison } from './baseline.ts';
 import type { Target } from './report.ts';
 
 const target = (bench: string, what: string, value: number | string): Target => ({ bench, what, value, target: '>= 1', met: null });
@@ -29,5 +29,19 @@ describe('a bench against its baseline', () => {
     );
     expect(rows.map((r) => r.ratio)).toEqual([null, null]);
     expect(renderComparison(rows, { baseline: 'abc', current: 'def', rounds: 1 })).toContain('| B2 | req/s | – | 40 | – |');
+  });
+
+  it('compares the targets and the rates, ratios, latencies and statement counts of each bench, not its settings', () => {
+    const figures = figuresOf({
+      commit: 'abc',
+      targets: [target('B5', 'replay / live', 1.2)],
+      B5: { settings: { commands_per_s: 1 }, live: { commands_per_s: 500, commands: 2000, profile: { statements_per_command: 3.4 } } },
+      B9: null,
+    });
+    expect(figures.map((f) => [f.bench, f.what, f.value])).toEqual([
+      ['B5', 'replay / live', 1.2],
+      ['B5', 'live.commands_per_s', 500],
+      ['B5', 'live.profile.statements_per_command', 3.4],
+    ]);
   });
 });
