@@ -30,7 +30,10 @@ export async function loadLocationMatchesOf(
     // A malformed id can never name a location: it stays unresolved, and never reaches a uuid cast.
     [...new Set(refs.flatMap((r) => ('location_id' in r && isUuid(r.location_id) ? [r.location_id] : [])))].map((id) => ({ shop, id })),
   );
-  const exts = [...refsByShop].flatMap(([shop, refs]) => refs.flatMap((r) => ('location' in r ? [{ shop, ...r.location }] : [])));
+  // Each external ref once: a group's commands name the same few locations thousands of times.
+  const exts = [...refsByShop].flatMap(([shop, refs]) => [
+    ...new Map(refs.flatMap((r) => ('location' in r ? [[locationRefKey(r), { shop, ...r.location }] as const] : []))).values(),
+  ]);
   if (byId.length) {
     const { rows } = await tx.query<{ shop: string; location_id: string }>(
       `SELECT l.shop, l.location_id FROM locations l
