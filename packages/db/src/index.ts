@@ -18,6 +18,7 @@ export {
   monthStart,
   partitionName,
   PARTITIONS_AHEAD,
+  LOCK_TIMEOUT_MS,
   UPDATE_LOG_TABLES,
   type LogPartition,
   type PartitionCreated,

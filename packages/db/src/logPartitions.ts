@@ -18,6 +18,14 @@ export const UPDATE_LOG_TABLES = [
 /** Months ahead of the current one that always have their partition (so the default stays empty). */
 export const PARTITIONS_AHEAD = 2;
 
+/**
+ * How long attaching (or detaching) a month may wait for its locks. Readers of the whole log queue
+ * behind the waiting attach, so the wait is kept short; with months made two ahead, giving up until
+ * the next round costs nothing (bench/partition-pause.ts: readers waited seconds behind a 1 s one on
+ * the loaded test machine).
+ */
+export const LOCK_TIMEOUT_MS = 250;
+
 export interface LogPartition {
   /** schema.name of the partition. */
   partition: string;
@@ -100,7 +108,7 @@ export async function ensureLogPartitions(db: Queryable, opts: EnsureOptions = {
       const from = monthStart(now, k);
       const to = monthStart(now, k + 1);
       if (mine.some((p) => p.from !== null && p.to !== null && p.from < to && p.to > from)) continue;
-      created.push(await attachMonth(db, parent, from, to, fallback?.partition ?? null, opts.lockTimeoutMs ?? 1000));
+      created.push(await attachMonth(db, parent, from, to, fallback?.partition ?? null, opts.lockTimeoutMs ?? LOCK_TIMEOUT_MS));
     }
   }
   return created;
@@ -113,7 +121,11 @@ async function attachMonth(db: Queryable, parent: string, from: Date, to: Date, 
   await db.query('BEGIN');
   try {
     await db.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(lockTimeoutMs))}`);
-    await db.query(`CREATE TABLE ${qualified(partition)} (LIKE ${qualified(parent)} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+    // With the log's indexes built now, on the empty table, before any lock on the log: the attach
+    // then adopts them instead of building them while it holds the default partition.
+    await db.query(
+      `CREATE TABLE ${qualified(partition)} (LIKE ${qualified(parent)} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)`,
+    );
     let moved = 0;
     if (fallback) {
       // Normally none: the month is created before it starts. One the default caught moves here first.

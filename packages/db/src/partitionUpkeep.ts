@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { isDbUnavailable } from './errors.ts';
-import { ensureLogPartitions, UPDATE_LOG_TABLES, type PartitionCreated } from './logPartitions.ts';
+import { ensureLogPartitions, LOCK_TIMEOUT_MS, UPDATE_LOG_TABLES, type PartitionCreated } from './logPartitions.ts';
 
 export interface PartitionUpkeepLog {
   info(obj: object, msg: string): void;
@@ -13,7 +13,7 @@ export interface PartitionUpkeepLog {
  * rebuild's twins (`schemas`). A busy moment (lock_timeout, 55P03) or a login that does not own the
  * tables (42501, warned once) is left for the next round; the default partition holds meanwhile.
  */
-export function partitionUpkeep(schemas: readonly string[], log: PartitionUpkeepLog, lockTimeoutMs = 1000) {
+export function partitionUpkeep(schemas: readonly string[], log: PartitionUpkeepLog, lockTimeoutMs = LOCK_TIMEOUT_MS) {
   const parents = [...new Set([...UPDATE_LOG_TABLES, ...schemas.flatMap((s) => UPDATE_LOG_TABLES.map((t) => `${s}.${t.split('.')[1]}`))])];
   let warnedNotOwner = false;
   return async (c: pg.Client, now = new Date()): Promise<PartitionCreated[]> => {

@@ -27,7 +27,7 @@ export interface TableUpkeepOptions {
   naptimeS?: number;
   /** How often a running VACUUM / ANALYZE checks whether it blocks another session (default 500 ms). */
   yieldCheckMs?: number;
-  /** How long attaching an update log's partition may wait for its locks (default 1 s; logPartitions.ts). */
+  /** How long attaching an update log's partition may wait for its locks (default 250 ms, LOCK_TIMEOUT_MS of logPartitions.ts). */
   partitionLockTimeoutMs?: number;
 }
 

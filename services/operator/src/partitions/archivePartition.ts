@@ -5,7 +5,7 @@ import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGunzip, createGzip } from 'node:zlib';
 import { createInterface } from 'node:readline';
-import { listLogPartitions, monthStart, UPDATE_LOG_TABLES, type Pool, type PoolClient } from '@ingest/db';
+import { listLogPartitions, LOCK_TIMEOUT_MS, monthStart, UPDATE_LOG_TABLES, type Pool, type PoolClient } from '@ingest/db';
 
 /**
  * The archival path of the update logs (docs/operations.md "Archiving a month"): a past month's
@@ -62,7 +62,7 @@ export async function withLockRetry(
     const started = performance.now();
     try {
       await c.query('BEGIN');
-      await c.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(opts.lockTimeoutMs ?? 1000))}`);
+      await c.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(opts.lockTimeoutMs ?? LOCK_TIMEOUT_MS))}`);
       await c.query(sql);
       await c.query('COMMIT');
       return { ms: Math.round(performance.now() - started), attempts: i };
