@@ -4,7 +4,7 @@
 #   node services/projector/src/main.ts        projector + outbox relay + daily scheduler + pruner;
 #                                              /healthz, /readyz, /metrics on PROJECTOR_METRICS_PORT (9091)
 #   node services/operator/src/cli/<tool>.ts   the operator's tools: migrate, topics (--plan, --check,
-#                                              --apply), parked, replay, verify (the setup Job runs the
+#                                              --apply), parked, partitions, replay, verify (the setup Job runs the
 #                                              first two)
 # Node 24 runs the TypeScript sources as they are (type stripping), so there is no compile step.
 #

@@ -195,7 +195,9 @@ async function measureB1(
     const ms = performance.now() - t0;
     const end = await walLsn(admin);
     const wal = await walBytesSince(admin, lsn);
-    const byRelation = pool === svc ? await walByRelation(admin, lsn, end) : undefined;
+    // On a shared server another session's checkpoint can recycle the segments meanwhile (58P01 via
+    // pg_walinspect): that sample goes without its breakdown rather than failing B1.
+    const byRelation = pool === svc ? await walByRelation(admin, lsn, end).catch(() => undefined) : undefined;
     const counts = (
       await (pool === svc ? admin : floorDb!.admin).query<{ logs: number; outbox: number; status: number }>(
         `SELECT (SELECT count(*) FROM sot.inventory_update_logs WHERE command_id = $1)::int

@@ -175,6 +175,18 @@ describe('in-place rebuild with an atomic swap (D26)', () => {
     expect(
       (shapeBefore as Array<{ table: string; reloptions: string[] | null }>).find((t) => t.table === 'sot.inventory_levels')?.reloptions,
     ).toEqual(['fillfactor=50']);
+    // The update logs are still partitioned by month, each partition moved in with its log (1764900000000_partitioned-update-logs).
+    const parts = await p.db.query<{ log: string; n: number; elsewhere: number }>(
+      `SELECT pc.relnamespace::regnamespace::text || '.' || pc.relname AS log, count(*)::int AS n, count(*) FILTER (WHERE c.relnamespace <> pc.relnamespace)::int AS elsewhere
+         FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class pc ON pc.oid = i.inhparent
+        WHERE i.inhparent IN ('sot.inventory_update_logs'::regclass, 'public.product_update_logs'::regclass, 'public.order_line_master_update_logs'::regclass)
+        GROUP BY 1 ORDER BY 1`,
+    );
+    expect(parts.rows.map((r) => [r.log, r.n > 1, r.elsewhere])).toEqual([
+      ['public.order_line_master_update_logs', true, 0],
+      ['public.product_update_logs', true, 0],
+      ['sot.inventory_update_logs', true, 0],
+    ]);
     // No outbox rows, no events: they were published live.
     expect(await outboxCount()).toBe(outbox);
     expect(await topicEnds()).toEqual(ends);

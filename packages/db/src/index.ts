@@ -13,6 +13,17 @@ export { classifyDbError, isDbUnavailable, isDbTransient, type DbFailureKind } f
 export { createListener, type Listener, type ListenerOptions } from './listener.ts';
 export { startTableUpkeep, UPKEEP_LOCK, type TableUpkeep, type TableUpkeepOptions, type UpkeepDone } from './tableUpkeep.ts';
 export {
+  ensureLogPartitions,
+  listLogPartitions,
+  monthStart,
+  partitionName,
+  PARTITIONS_AHEAD,
+  LOCK_TIMEOUT_MS,
+  UPDATE_LOG_TABLES,
+  type LogPartition,
+  type PartitionCreated,
+} from './logPartitions.ts';
+export {
   upkeepDue,
   autovacuumCovers,
   AUTOVACUUM_DEFAULTS,

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { isDbUnavailable } from './errors.ts';
+import { partitionUpkeep } from './partitionUpkeep.ts';
 import { LIVE_SEARCH_PATH } from './pool.ts';
 import { upkeepDue, type AutovacuumSettings, type TableCounters, type UpkeepAction, type UpkeepMode } from './upkeepDue.ts';
 
@@ -26,11 +27,14 @@ export interface TableUpkeepOptions {
   naptimeS?: number;
   /** How often a running VACUUM / ANALYZE checks whether it blocks another session (default 500 ms). */
   yieldCheckMs?: number;
+  /** How long attaching an update log's partition may wait for its locks (default 250 ms, LOCK_TIMEOUT_MS of logPartitions.ts). */
+  partitionLockTimeoutMs?: number;
 }
 
 export interface UpkeepDone {
   table: string;
-  action: UpkeepAction;
+  /** `create_partition`: an update log's month attached ahead (logPartitions.ts), in every mode. */
+  action: UpkeepAction | 'create_partition';
   ms: number;
   /** Cancelled because another session waited for a lock it held (the table is looked at again next round). */
   yielded?: true;
@@ -131,6 +135,7 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
   let running: Promise<unknown> = Promise.resolve();
   let warnedAutovacuumOff = false;
   const warnedNotOwner = new Set<string>();
+  const partitions = partitionUpkeep(schemas, opts.log, opts.partitionLockTimeoutMs);
 
   /**
    * Like autovacuum, which cancels itself when it blocks another session's lock request (a
@@ -180,7 +185,7 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
   };
 
   const runOnce = async (): Promise<UpkeepDone[]> => {
-    if (opts.mode === 'off' || stopped) return [];
+    if (stopped) return [];
     const c = upkeepClient(opts.connectionString, 'ingest-upkeep');
     client = c;
     const done: UpkeepDone[] = [];
@@ -188,6 +193,8 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
       await c.connect();
       const lock = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [UPKEEP_LOCK]);
       if (lock.rows[0]?.ok !== true) return done;
+      for (const p of await partitions(c)) done.push({ table: p.partition, action: 'create_partition', ms: p.ms });
+      if (opts.mode === 'off') return done;
       const st = (await c.query(SETTINGS_SQL)).rows[0] as Record<string, string | number | boolean>;
       const settings: AutovacuumSettings = {
         autovacuum: st['autovacuum'] === true,
@@ -285,14 +292,14 @@ export function startTableUpkeep(opts: TableUpkeepOptions): TableUpkeep {
       })
       .finally(() => (busy = false));
   };
-  const timer = opts.mode === 'off' ? null : setInterval(round, opts.intervalMs);
-  timer?.unref();
+  const timer = setInterval(round, opts.intervalMs);
+  timer.unref();
 
   return {
     runOnce,
     stop: async () => {
       stopped = true;
-      if (timer) clearInterval(timer);
+      clearInterval(timer);
       // A VACUUM in flight stops with its session (client_connection_check_interval).
       // A peer that does not answer (a network fault) does not hold the shutdown either.
       if (client) await closeClient(client);

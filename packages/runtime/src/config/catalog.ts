@@ -290,12 +290,12 @@ export const SETTINGS = {
   DB_UPKEEP: def(oneOf(['auto', 'always', 'off'] as const), 'auto', {
     group: 'PostgreSQL',
     roles: ['projector', 'replay'],
-    doc: "Vacuum and analyze the service's tables by autovacuum's thresholds: `auto` only where PostgreSQL's autovacuum does not (the server runs with `autovacuum = off`, or a table opts out), `always` whatever autovacuum does, `off` never. Done by the projector that prunes (one process at a time) and by `npm run replay` for its target, as `DATABASE_URL`'s user (VACUUM and ANALYZE need the tables' owner; see [Table upkeep](#table-upkeep)).",
+    doc: "Vacuum and analyze the service's tables by autovacuum's thresholds: `auto` only where PostgreSQL's autovacuum does not (the server runs with `autovacuum = off`, or a table opts out), `always` whatever autovacuum does, `off` never. Done by the projector that prunes (one process at a time) and by `npm run replay` for its target, as `DATABASE_URL`'s user (VACUUM and ANALYZE need the tables' owner; see [Table upkeep](#table-upkeep)). In every mode, `off` included, the same rounds create the update logs' coming monthly partitions ([Update log partitions](#update-log-partitions)).",
   }),
   DB_UPKEEP_INTERVAL: def(duration(100), '10s', {
     group: 'PostgreSQL',
     roles: ['projector', 'replay'],
-    doc: "How often the upkeep reads the table statistics to decide (one query; the VACUUM or ANALYZE only when due). A table waits `autovacuum_naptime` (the server's, 1 min by default) after its last VACUUM / ANALYZE, as under autovacuum, unless it has more than doubled since (a fresh table filling).",
+    doc: "How often the upkeep reads the table statistics to decide (one query; the VACUUM or ANALYZE only when due) and checks that the update logs' coming months have their partitions (one query). A table waits `autovacuum_naptime` (the server's, 1 min by default) after its last VACUUM / ANALYZE, as under autovacuum, unless it has more than doubled since (a fresh table filling).",
   }),
 
   // Kafka

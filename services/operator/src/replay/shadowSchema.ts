@@ -23,6 +23,16 @@ export const SHADOW_SCHEMA = 'rebuild';
 const q = (ident: string) => `"${ident.replaceAll('"', '""')}"`;
 const qualified = (schema: string, table: string) => `${q(schema)}.${q(table)}`;
 
+/** The partitions of a partitioned table, with their bounds as PostgreSQL prints them (FOR VALUES … or DEFAULT). */
+async function partitionsOf(client: PoolClient, schema: string, table: string): Promise<Array<{ name: string; bound: string }>> {
+  const { rows } = await client.query<{ name: string; bound: string }>(
+    `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = $1::regclass ORDER BY 1`,
+    [qualified(schema, table)],
+  );
+  return rows;
+}
+
 export async function shadowSchemaExists(client: PoolClient, shadow = SHADOW_SCHEMA): Promise<boolean> {
   const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [shadow]);
   return rows.length > 0;
@@ -42,9 +52,18 @@ export async function createShadowSchema(pool: Pool, shadow = SHADOW_SCHEMA): Pr
     await client.query(`CREATE SCHEMA ${q(shadow)}`);
     const tables = [...REBUILT_TABLES, ...SHADOW_ONLY];
     for (const t of tables) {
+      // A partitioned table (the update logs) gets a partitioned twin with the live partitions' names
+      // and bounds: replayed rows of past months land in their months, not all in the default.
+      const { rows } = await client.query<{ key: string | null }>('SELECT pg_get_partkeydef($1::regclass) AS key', [
+        qualified(t.schema, t.table),
+      ]);
+      const key = rows[0]?.key;
       await client.query(
-        `CREATE TABLE ${qualified(shadow, t.table)} (LIKE ${qualified(t.schema, t.table)} INCLUDING ALL EXCLUDING INDEXES)`,
+        `CREATE TABLE ${qualified(shadow, t.table)} (LIKE ${qualified(t.schema, t.table)} INCLUDING ALL EXCLUDING INDEXES)${key ? ` PARTITION BY ${key}` : ''}`,
       );
+      for (const p of key ? await partitionsOf(client, t.schema, t.table) : []) {
+        await client.query(`CREATE TABLE ${qualified(shadow, p.name)} PARTITION OF ${qualified(shadow, t.table)} ${p.bound}`);
+      }
     }
     // Storage parameters (fillfactor) are not part of LIKE.
     const reloptions = await client.query<{ table: string; options: string[] }>(
@@ -77,8 +96,9 @@ export async function createShadowSchema(pool: Pool, shadow = SHADOW_SCHEMA): Pr
       [tables.map((t) => t.schema), tables.map((t) => t.table)],
     );
     for (const ix of indexes.rows) {
-      const on = ` ON ${ix.schema}.${ix.table} `;
-      if (!ix.def.includes(on)) throw new Error(`unexpected index definition: ${ix.def}`);
+      // A partitioned table's index reads ON ONLY (that table alone); on the empty twin, plain ON makes each partition's index too.
+      const on = [` ON ${ix.schema}.${ix.table} `, ` ON ONLY ${ix.schema}.${ix.table} `].find((o) => ix.def.includes(o));
+      if (!on) throw new Error(`unexpected index definition: ${ix.def}`);
       await client.query(ix.def.replace(on, ` ON ${qualified(shadow, ix.table)} `));
     }
     // The live tables' grants (the service role writes them, D25).
@@ -103,7 +123,7 @@ export async function shapeDrift(client: PoolClient, shadow = SHADOW_SCHEMA): Pr
        SELECT n.nspname AS nsp, c.relname AS tbl,
               string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull, ', ' ORDER BY a.attnum) AS shape
          FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE a.attnum > 0 AND NOT a.attisdropped AND c.relkind = 'r'
+        WHERE a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'p')
         GROUP BY 1, 2)
      SELECT t.nsp || '.' || t.tbl AS table
        FROM unnest($1::text[], $2::text[]) AS t(nsp, tbl)
@@ -185,8 +205,17 @@ export async function swapShadowIn(pool: Pool, opts: SwapOptions): Promise<{ loc
     }
     await opts.onLocked?.();
     await client.query(`CREATE SCHEMA ${q(opts.retired)}`);
-    for (const t of REBUILT_TABLES) await client.query(`ALTER TABLE ${qualified(t.schema, t.table)} SET SCHEMA ${q(opts.retired)}`);
-    for (const t of REBUILT_TABLES) await client.query(`ALTER TABLE ${qualified(shadow, t.table)} SET SCHEMA ${q(t.schema)}`);
+    // A partitioned table's partitions are tables of their own that SET SCHEMA does not carry: each moves with its parent.
+    const moving = async (schema: string, table: string) => [table, ...(await partitionsOf(client, schema, table)).map((p) => p.name)];
+    for (const t of REBUILT_TABLES) {
+      for (const name of await moving(t.schema, t.table)) {
+        await client.query(`ALTER TABLE ${qualified(t.schema, name)} SET SCHEMA ${q(opts.retired)}`);
+      }
+    }
+    for (const t of REBUILT_TABLES) {
+      for (const name of await moving(shadow, t.table))
+        await client.query(`ALTER TABLE ${qualified(shadow, name)} SET SCHEMA ${q(t.schema)}`);
+    }
     for (const v of defs) await client.query(`CREATE OR REPLACE VIEW ${v.name} AS ${v.def}`);
     return lockedAt;
   });
