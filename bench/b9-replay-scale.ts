@@ -10,23 +10,15 @@ import { join } from 'node:path';
 import { SchemaRegistry } from '@ingest/contracts';
 import { createPool, projectorCheckpoints, withDatabase } from '@ingest/db';
 import { REPO_ROOT } from '@ingest/devstack';
-import {
-  createCommandLog,
-  createKafka,
-  createMessageSink,
-  ensureTopics,
-  readKafkaSecurity,
-  topicPlan,
-  type TopicNames,
-} from '@ingest/kafka';
+import { createKafka, ensureTopics, readKafkaSecurity, topicPlan, type TopicNames } from '@ingest/kafka';
 import { compareReadModels } from '@ingest/operator';
 import { startProjector } from '@ingest/projector';
 import { createRegistry } from '@ingest/runtime';
 import { silentLogger } from '@ingest/runtime/testing';
-import { linesOf, mixedCommands } from './lib/commandMix.ts';
 import { ADMIN_URL, createBenchDatabase, observedPool, walBytesSince, walLsn } from './lib/db.ts';
 import { procStat, sampleProcess, type ProcessSample } from './lib/processSampler.ts';
 import { round, say, sleep } from './lib/util.ts';
+import { writeCommandLog } from './lib/writeCommandLog.ts';
 import { replayFigures, type ReplayFigures } from './b9-figures.ts';
 
 const kafkaSecurity = readKafkaSecurity(process.env);
@@ -182,46 +174,17 @@ export async function runB9(s: B9Settings, brokers: string[], id: string): Promi
   const kafka = createKafka({ brokers, security: kafkaSecurity, clientId: `ingest-bench-${id}` });
   await ensureTopics(kafka, [...topicPlan(full, s.partitions), ...topicPlan(slice, s.partitions)]);
 
-  // The log, written as the gateway writes (the command log port: key = shop, the envelope's JSON,
-  // its headers), 5,000 appends in flight; the first live_commands go to the slice topic too.
-  say(`B9: writing ${s.commands.toLocaleString('en-US')} commands to ${full.commands} (${s.partitions} partitions)`);
-  const sink = await createMessageSink(kafka, { sendTimeoutMs: 60_000 });
-  const fullLog = createCommandLog(sink, full.commands);
-  const sliceLog = createCommandLog(sink, slice.commands);
-  const mix: Record<string, number> = {};
-  let lines = 0;
-  let sliceLines = 0;
-  let bytes = 0;
-  const writeStarted = performance.now();
-  const commands = mixedCommands({ shops: s.shops, locations: s.locations, products: s.products, prefix: `bench-b9-${id}` });
-  let inFlight: Array<Promise<void>> = [];
-  for (let i = 0; i < s.commands; i++) {
-    const c = commands.next().value!;
-    mix[c.kind] = (mix[c.kind] ?? 0) + 1;
-    const n = linesOf(c);
-    lines += n;
-    bytes += Buffer.byteLength(JSON.stringify(c));
-    // Registry and catalogue first, in order: later commands refer to them.
-    const setup = i < 3 * s.shops;
-    const envelope = c as unknown as Parameters<typeof fullLog.appendCommand>[0];
-    inFlight.push(fullLog.appendCommand(envelope));
-    if (i < s.live_commands) {
-      sliceLines += n;
-      inFlight.push(sliceLog.appendCommand(envelope));
-    }
-    if (setup || inFlight.length >= 5_000) {
-      await Promise.all(inFlight);
-      inFlight = [];
-    }
-    if ((i + 1) % 100_000 === 0)
-      say(`B9: ${(i + 1).toLocaleString('en-US')} written (${round((performance.now() - writeStarted) / 1000, 1)} s)`);
-  }
-  await Promise.all(inFlight);
-  await sink.close();
-  const writeSeconds = (performance.now() - writeStarted) / 1000;
-  say(
-    `B9: log written in ${writeSeconds.toFixed(1)} s: ${lines.toLocaleString('en-US')} lines, ${(bytes / 2 ** 20).toFixed(0)} MiB of JSON`,
-  );
+  // The log, written as the gateway writes; the first live_commands go to the slice topic too.
+  const written = await writeCommandLog(kafka, {
+    topic: full.commands,
+    commands: s.commands,
+    shape: { shops: s.shops, locations: s.locations, products: s.products, prefix: `bench-b9-${id}` },
+    extra: [{ topic: slice.commands, count: s.live_commands }],
+    tag: 'B9',
+  });
+  const { lines, bytes, mix } = written;
+  const sliceLines = written.extra_lines[0] ?? 0;
+  const writeSeconds = written.write_seconds;
 
   // The live projector on the slice: the baseline rate of the same mix, in the same run.
   const liveUrl = await createBenchDatabase('ingest_bench_b9_live');

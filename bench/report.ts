@@ -5,6 +5,8 @@ import type { B4Result } from './b4-e2e.ts';
 import type { B5Result } from './b5-replay.ts';
 import type { B9Result } from './b9-replay-scale.ts';
 import { b9Markdown } from './b9-report.ts';
+import type { B10Result } from './b10-rebuild-under-load.ts';
+import { b10Markdown } from './b10-report.ts';
 import type { B6Result } from './b6-e2e.ts';
 import type { B7Result } from './b7-fair.ts';
 import type { B8Result } from './b8-scale.ts';
@@ -33,6 +35,7 @@ export interface Results {
   B2: B2Result | null;
   B5: B5Result | null;
   B9?: B9Result | null;
+  B10?: B10Result | null;
   B6?: B6Result | null;
   B4?: B4Result | null;
   B7?: B7Result | null;
@@ -113,6 +116,22 @@ export function targetsOf(r: Results): Target[] {
       '= 1 (true)',
       (v) => v === 1,
     ),
+    t('B10', 'quiet shops reply p99 during an in-place rebuild / without it', r.B10?.p99_ratio ?? undefined, '<= 1.5', (v) => v <= 1.5),
+    t(
+      'B10',
+      'rebuild under load: nothing lost or doubled',
+      r.B10 ? (r.B10.nothing_lost.ok ? 1 : 0) : undefined,
+      '= 1 (true)',
+      (v) => v === 1,
+    ),
+    t(
+      'B10',
+      'rebuilt read model identical to a fresh projection',
+      r.B10 ? (r.B10.verify.identical ? 1 : 0) : undefined,
+      '= 1 (true)',
+      (v) => v === 1,
+    ),
+    t('B10', 'swap pause: max reply latency around the swap (ms, reported)', r.B10?.swap.max_ms, 'reported', () => true),
     t('B6', 'pipeline / direct-write peer, lines/s at saturation, 1 shop', b6?.ratio_1_shop ?? undefined, '>= 1.0', (v) => v >= 1.0),
     t('B6', 'pipeline / direct-write peer, lines/s at saturation, 4 shops', b6?.ratio_4_shops ?? undefined, '>= 0.9', (v) => v >= 0.9),
     t(
@@ -330,6 +349,7 @@ export function renderMarkdown(r: Results): string {
     }
   }
   if (r.B9) L.push(...b9Markdown(r.B9));
+  if (r.B10) L.push(...b10Markdown(r.B10));
   if (r.B5) {
     const b = r.B5;
     L.push('## B5 replay', '');

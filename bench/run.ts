@@ -15,6 +15,7 @@ import { runB4, type B4Result } from './b4-e2e.ts';
 import { runB5, type B5Result } from './b5-replay.ts';
 import { runB9, type B9Result } from './b9-replay-scale.ts';
 import { runAgainstBaseline } from './baseline.ts';
+import { runB10, type B10Result } from './b10-rebuild-under-load.ts';
 import { runB6, type B6Result } from './b6-e2e.ts';
 import { runB7, type B7Result } from './b7-fair.ts';
 import { runB8, type B8Result } from './b8-scale.ts';
@@ -89,6 +90,27 @@ const settings = {
     replay_batch: envInt(env, 'BENCH_B9_REPLAY_BATCH', 500, 1),
     replay_concurrency: envInt(env, 'BENCH_B9_REPLAY_CONCURRENCY', 3, 1),
     kill_at_fraction: 0.5,
+  },
+  // B10 (BENCH_ONLY=b10, not in the default set): an in-place rebuild under live load, on a broker of its own.
+  b10: {
+    commands: envInt(env, 'BENCH_B10_COMMANDS', quick ? 50_000 : 500_000, 1_000),
+    shops: envInt(env, 'BENCH_B10_SHOPS', 60, 1),
+    locations: envInt(env, 'BENCH_B10_LOCATIONS', 4, 1),
+    products: envInt(env, 'BENCH_B10_PRODUCTS', 500, 21),
+    partitions: envInt(env, 'BENCH_B10_PARTITIONS', 6, 4),
+    lines_per_request: envInt(env, 'BENCH_B10_LINES', 100, 1),
+    quiet_shops: 3,
+    quiet_fraction: 0.1,
+    load_fraction: 0.5,
+    baseline_seconds: envInt(env, 'BENCH_B10_BASELINE_SECONDS', quick ? 40 : 90, 5),
+    warmup_seconds: 3,
+    tail_seconds: 5,
+    capacity_clients: 8,
+    capacity_seconds: envInt(env, 'BENCH_B10_CAPACITY_SECONDS', quick ? 5 : 10, 1),
+    fixed_capacity: envInt(env, 'BENCH_B10_CAPACITY', 0, 0),
+    kafka_port: envInt(env, 'BENCH_B10_KAFKA_PORT', 39592, 1024),
+    controller_port: envInt(env, 'BENCH_B10_CONTROLLER_PORT', 39593, 1024),
+    catch_up_timeout_s: envInt(env, 'BENCH_B10_CATCH_UP_SECONDS', 3600, 10),
   },
   b4: {
     fractions: [0.25, 0.5, 0.75, 1.0],
@@ -173,6 +195,7 @@ let b1: B1Result | undefined;
 let b2: B2Result | undefined;
 let b5: B5Result | undefined;
 let b9: B9Result | undefined;
+let b10: B10Result | undefined;
 let b6: B6Result | undefined;
 let property: PropertyRun | undefined;
 let b4: B4Result | undefined;
@@ -250,6 +273,16 @@ try {
     } catch (err) {
       errors['B9'] = err instanceof Error ? (err.stack ?? err.message) : String(err);
       say(`B9 failed: ${errors['B9']}`);
+    }
+  }
+
+  if (only.has('b10')) {
+    // B10 runs on a broker of its own (never the shared one), started and stopped by it.
+    try {
+      b10 = await runB10(settings.b10, id);
+    } catch (err) {
+      errors['B10'] = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      say(`B10 failed: ${errors['B10']}`);
     }
   }
 
@@ -335,6 +368,7 @@ const results = {
   B2: b2 ? { ...b2 } : null,
   B5: b5 ? { ...b5 } : null,
   B9: b9 ? { ...b9 } : null,
+  B10: b10 ? { ...b10 } : null,
   B6: b6 ? { ...b6 } : null,
   B4: b4 ? { ...b4 } : null,
   B7: b7 ? { ...b7 } : null,
@@ -343,7 +377,7 @@ const results = {
 };
 // Benches not selected by BENCH_ONLY keep their earlier figures (a smoke run into BENCH_RESULTS_DIR too).
 const carried: Record<string, { commit: string; date: string }> = {};
-for (const key of ['B1', 'B2', 'B5', 'B9', 'B6', 'B4', 'B7', 'B8'] as const) {
+for (const key of ['B1', 'B2', 'B5', 'B9', 'B10', 'B6', 'B4', 'B7', 'B8'] as const) {
   const earlier = previous?.[key];
   if (only.has(key.toLowerCase()) || (key === 'B1' && b1Parts) || earlier == null) continue;
   (results as Record<string, unknown>)[key] = earlier;

@@ -92,6 +92,38 @@ describe('replay into a scratch database (D26)', () => {
     for (const t of await compareReadModels(p.databaseUrl, s.url)) expect(t, t.table).toMatchObject({ identical: true });
   });
 
+  it('REPLAY_BUSY_PERCENT: rests after each batch in proportion to its time, and still reproduces the read model (B10)', async () => {
+    const s = await scratchDb();
+    // Each replay transaction's BEGIN and COMMIT, on the test's clock.
+    const txs: Array<{ begin: number; commit: number }> = [];
+    const connect = s.pool.connect.bind(s.pool) as (...a: any[]) => any;
+    const watched = new WeakSet<object>();
+    const watch = (client: any) => {
+      if (watched.has(client)) return client;
+      watched.add(client);
+      const query = client.query.bind(client);
+      client.query = (...args: any[]) => {
+        const text = typeof args[0] === 'string' ? args[0] : '';
+        if (text === 'BEGIN') txs.push({ begin: performance.now(), commit: 0 });
+        const out = query(...args);
+        if (text === 'COMMIT') void out.then(() => (txs.at(-1)!.commit = performance.now()));
+        return out;
+      };
+      return client;
+    };
+    (s.pool as any).connect = (cb?: (...a: any[]) => void) =>
+      cb ? connect((err: unknown, client: any, done: unknown) => cb(err, client && watch(client), done)) : connect().then(watch);
+    const result = await replay(s.pool, { batchSize: 7, concurrency: 1, busyPercent: 25 });
+    expect(result.complete).toBe(true);
+    expect(txs.length).toBeGreaterThan(3);
+    // At 25 %, a batch that took t is followed by a rest of at least 3t before the next one begins.
+    for (let i = 1; i < txs.length; i++) {
+      const took = txs[i - 1]!.commit - txs[i - 1]!.begin;
+      expect(txs[i]!.begin - txs[i - 1]!.commit, `rest after batch ${i}`).toBeGreaterThanOrEqual(0.9 * 3 * took);
+    }
+    for (const t of await compareReadModels(p.databaseUrl, s.url)) expect(t, t.table).toMatchObject({ identical: true });
+  });
+
   it('verify lists the rows that differ', async () => {
     const s = await scratchDb();
     await replay(s.pool);

@@ -451,6 +451,12 @@ export const SETTINGS = {
     roles: ['replay'],
     doc: 'Commands per replay transaction (their claims in one statement; a batch with a command that fails for good runs again with a savepoint per command).',
   }),
+  REPLAY_BUSY_PERCENT: def(integer(0, 100), '0', {
+    group: 'Replay',
+    roles: ['replay'],
+    defaultText: '`0` (25 in place, 100 into scratch)',
+    doc: "Share of each replayed partition's time spent applying, in percent: after a batch that took t it rests t·(100/p − 1), leaving the database's cores to the live service ([Replay](replay.md#rebuilding-under-live-load)). The swap's catch-up always runs flat out.",
+  }),
   REPLAY_METRICS_PORT: def(integer(0, 65535), '0', {
     group: 'Replay',
     roles: ['replay'],

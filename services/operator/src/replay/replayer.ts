@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { SchemaRegistry } from '@ingest/contracts';
 import { parkedCommands, processedCommands, projectorCheckpoints, withTransaction, type Pool } from '@ingest/db';
 import type { Kafka, RunningConsumer } from '@ingest/kafka';
@@ -59,6 +58,12 @@ export interface ReplayOptions {
    * `pool`, right for an in-place rebuild; a scratch database has none of its own).
    */
   parkedFrom?: Pool;
+  /**
+   * Share of each replayed partition's time spent applying, 1 to 100 (default 100: flat out). After
+   * a batch that took t, the partition rests t·(100/busyPercent − 1): the replay shares the
+   * database's cores with the live service, and resting leaves them to live commands (B10).
+   */
+  busyPercent?: number;
 }
 
 export interface ReplayRun {
@@ -71,6 +76,8 @@ export interface ReplayRun {
   runTo(target: Positions): Promise<void>;
   reached(target: Positions): boolean;
   progress(): ReplayProgress;
+  /** Changes busyPercent while the run goes on (an in-place rebuild's swap catches up flat out). */
+  setBusyPercent(percent: number): void;
   stop(): Promise<ReplayResult>;
 }
 
@@ -118,6 +125,22 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
   const wake = () => {
     for (const w of waiters) w();
   };
+  let busyPercent = Math.min(100, Math.max(1, opts.busyPercent ?? 100));
+  // Partitions waiting for the target to move (or resting): woken when it moves, or the run stops.
+  const idle = new Set<() => void>();
+  const nudge = () => {
+    for (const w of idle) w();
+  };
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        idle.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      idle.add(done);
+    });
   opts.signal?.addEventListener('abort', wake, { once: true });
   const halted = () => stopped || failure !== null || opts.signal?.aborted === true;
 
@@ -227,6 +250,7 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
       // Up to batchSize commands per transaction; a failure stops the replay (runTo rejects with it).
       apply: async (run, from) => {
         const to = Math.min(run.messages.length, from + batchSize);
+        const began = performance.now();
         try {
           await applyBatch(run, from, to);
         } catch (err) {
@@ -235,19 +259,26 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
           return 0;
         }
         position.set(run.message(to - 1).partition, Number(run.message(to - 1).offset) + 1);
+        wake();
+        // Rests in proportion to the batch's time; setBusyPercent(100) or a stop ends the rest.
+        const restUntil = performance.now() + (performance.now() - began) * (100 / busyPercent - 1);
+        while (busyPercent < 100 && !halted() && performance.now() < restUntil) await pause(Math.min(100, restUntil - performance.now()));
         return to - from;
       },
       // Messages past the target stay unresolved, so the consumer fetches them again; the pause
       // keeps that from spinning while the target waits for the live projector to move.
       batchEnded: async (_partition, _lag, leftOver) => {
         wake();
-        if (leftOver > 0) await sleep(100);
+        if (leftOver > 0) await pause(100);
       },
     },
   );
 
   const runTo = async (t: Positions): Promise<void> => {
     for (const [p, o] of t) if (o > (target.get(p) ?? 0)) target.set(p, o);
+    // A partition waiting on the old target fetches again now, not after its pause: the swap's
+    // catch-up runs while live writes wait on its locks.
+    nudge();
     while (!reached(t) && !halted()) {
       await new Promise<void>((resolve) => {
         const w = () => {
@@ -265,10 +296,15 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
     runTo,
     reached,
     progress,
+    setBusyPercent: (percent) => {
+      busyPercent = Math.min(100, Math.max(1, percent));
+      nudge();
+    },
     stop: async () => {
       const complete = reached(target) && failure === null;
       stopped = true;
       wake();
+      nudge();
       if (ticker) clearInterval(ticker);
       await consumer.stop();
       const seconds = (Date.now() - started) / 1000;

@@ -15,6 +15,8 @@ import { rebuildInPlace } from '../replay/rebuildInPlace.ts';
 import { replayCommandLog, type ReplayProgress } from '../replay/replayer.ts';
 
 export const REPLAY_FLAGS = '[--resume] [--keep-old] [--into scratch]';
+/** REPLAY_BUSY_PERCENT of an in-place rebuild when not set (B10: flat out, it starved the live projector). */
+export const IN_PLACE_BUSY_PERCENT = 25;
 
 export interface ReplayToolOptions {
   /** How an operator runs this again and then the comparison (the hints name them). */
@@ -94,6 +96,8 @@ export async function replayTool(args: string[], env: NodeJS.ProcessEnv, opts: R
     topic: common.topics.commands,
     batchSize: setting(env, 'REPLAY_BATCH'),
     concurrency,
+    // In place the rebuild shares the live database's cores with the live service: it rests by default (B10).
+    busyPercent: setting(env, 'REPLAY_BUSY_PERCENT') || (inPlace ? IN_PLACE_BUSY_PERCENT : 100),
     onProgress,
     onWarn: (msg: string, detail: object) => say(`${msg} ${JSON.stringify(detail)}`),
     signal: opts.signal,
