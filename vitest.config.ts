@@ -23,6 +23,7 @@ export default defineConfig({
             'services/**/*.unit.test.ts',
             'tests/deploy/**/*.unit.test.ts',
             'tests/docs/**/*.unit.test.ts',
+            'bench/**/*.unit.test.ts',
           ],
           environment: 'node',
           // The files of a worker share one module graph instead of importing express, ajv, kafkajs,
