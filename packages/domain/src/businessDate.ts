@@ -21,3 +21,17 @@ export function previousDate(date: string): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   return new Date(Date.UTC(y, m - 1, d - 1)).toISOString().slice(0, 10);
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The daily scheduler's clock when `BUSINESS_DAY_LENGTH` is shorter than a day (soak and demo runs,
+ * never production): from `origin` on, one business day passes every `dayLengthMs`, so the job that
+ * runs after each business midnight fires every `dayLengthMs` with the dates that follow `origin`'s.
+ * A day of 24 h is the real clock. Pure: the caller reads the real time and passes it.
+ */
+export function compressedClock(origin: Date, dayLengthMs: number): (realNow: Date) => Date {
+  if (dayLengthMs === DAY_MS) return (realNow) => realNow;
+  const speed = DAY_MS / dayLengthMs;
+  return (realNow) => new Date(origin.getTime() + (realNow.getTime() - origin.getTime()) * speed);
+}

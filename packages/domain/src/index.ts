@@ -100,4 +100,4 @@ export {
   type OrderLineChangeType,
 } from './orders/decideOrderLines.ts';
 export { parseInstant, inBusinessTime, BUSINESS_TIME } from './instant.ts';
-export { businessDate, previousDate } from './businessDate.ts';
+export { businessDate, compressedClock, previousDate } from './businessDate.ts';

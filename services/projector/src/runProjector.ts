@@ -1,5 +1,6 @@
 import { SchemaRegistry } from '@ingest/contracts';
 import { createListener, createPool, startTableUpkeep, type Listener, type TableUpkeep } from '@ingest/db';
+import { compressedClock } from '@ingest/domain';
 import { createCommandLog, createKafka, createMessageSink, readKafkaSecurity } from '@ingest/kafka';
 import {
   setting,
@@ -112,6 +113,7 @@ export async function runProjector(
         fetchWaitMs: opts.fetchWaitMs ?? setting(env, 'PROJECTOR_FETCH_WAIT'),
       });
   const timeZone = setting(env, 'BUSINESS_TIMEZONE');
+  const businessClock = compressedClock(new Date(), setting(env, 'BUSINESS_DAY_LENGTH'));
   const scheduler = !runs('scheduler')
     ? null
     : startDailyScheduler({
@@ -120,6 +122,9 @@ export async function runProjector(
         log: log.child({ component: 'daily-scheduler' }),
         timeZone,
         intervalMs: setting(env, 'DAILY_SNAPSHOT_CHECK_MS'),
+        // BUSINESS_DAY_LENGTH below 24 h compresses the scheduler's calendar only (soak runs, D16);
+        // the gateway's dates stay the real ones.
+        now: () => businessClock(new Date()),
       });
   const pruner = !runs('pruner')
     ? null

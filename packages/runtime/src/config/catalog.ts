@@ -240,6 +240,11 @@ export const SETTINGS = {
     roles: ['projector'],
     doc: 'How often (milliseconds) the daily scheduler checks for a finished business day without a daily snapshot (D16).',
   }),
+  BUSINESS_DAY_LENGTH: def(duration(10_000), '24h', {
+    group: 'Projector',
+    roles: ['projector'],
+    doc: "The daily scheduler's business day (D16). `24h`: the calendar day of `BUSINESS_TIMEZONE`. Shorter, for soak and demo runs only (`npm run soak` sets `2m`): from the process's start its scheduler's calendar runs that much faster, so the daily job fires every `BUSINESS_DAY_LENGTH` with the dates that follow today's; set `DAILY_SNAPSHOT_CHECK_MS` well below it. Never in production: the dates run ahead of the real ones.",
+  }),
   PROJECTOR_METRICS_PORT: def(integer(0, 65535), '9091', {
     group: 'Projector',
     roles: ['projector'],

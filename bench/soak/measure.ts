@@ -1,0 +1,110 @@
+// The soak's two measuring loops: the capacity it runs a fraction of, and the sample of every minute.
+import type { Deployment, SoakBroker } from './stack.ts';
+import type { Attempt } from './client.ts';
+import type { Traffic } from './traffic.ts';
+import {
+  dirBytes,
+  groupLag,
+  sampleProcess,
+  sampleTables,
+  walBytes,
+  windowStats,
+  type ProcessSample,
+  type TableSample,
+  type WindowStats,
+} from './sampler.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Capacity: `workers` clients in a closed loop (each sends its next request of the mix when the last
+ * is answered) for `seconds`; the accepted answers (200/202) per second over the last two thirds
+ * (the first third warms the pipeline up). Sync answers wait for the projector, so this is what the
+ * whole pipeline sustains with this mix, not the gateway alone.
+ */
+export async function measureCapacity(traffic: Traffic, shops: number, seconds: number, workers = 32): Promise<number> {
+  const until = Date.now() + seconds * 1000;
+  const from = Date.now() + (seconds * 1000) / 3;
+  let accepted = 0;
+  await Promise.all(
+    Array.from({ length: workers }, async (_, w) => {
+      for (let n = w; Date.now() < until; n += workers) {
+        const r = await traffic.fireOne(n % shops);
+        if ((r.status === 200 || r.status === 202) && r.endAt >= from) accepted += 1;
+      }
+    }),
+  );
+  return accepted / ((until - from) / 1000);
+}
+
+export interface Sample {
+  /** Seconds since the soak's load started. */
+  t: number;
+  at: string;
+  processes: Record<string, ProcessSample>;
+  window: WindowStats;
+  lag_offsets: number | null;
+  /** The worst partition's lag over the projectors, seconds (projector_lag_seconds). */
+  lag_seconds: number | null;
+  outbox_unpublished: number;
+  wal_written_bytes: number;
+  kafka_log_bytes: number;
+  tables: TableSample[];
+}
+
+/** One sample: the processes, the replies since the last sample (`window` is drained), the stores. */
+export function sampler(d: Deployment, broker: SoakBroker, loadStart: () => number) {
+  let lastWal: number | null = null;
+  const window: Attempt[] = [];
+  return {
+    onAttempt: (a: Attempt) => void window.push(a),
+    take: async (): Promise<Sample> => {
+      const services = [...d.gateways, ...d.projectors];
+      const procs = await Promise.all(services.map(sampleProcess));
+      const replies = window.splice(0);
+      const [lagOffsets, outbox, wal, tables] = await Promise.all([
+        groupLag(d.stack.kafka, d.stack.topics.commands, d.stack.groupId),
+        d.stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL'),
+        walBytes(d.stack.db),
+        sampleTables(d.stack.db),
+      ]);
+      const written = lastWal === null ? 0 : wal - lastWal;
+      lastWal = wal;
+      const lags = procs.map((p) => p.lag_seconds).filter((x): x is number => typeof x === 'number');
+      return {
+        t: (Date.now() - loadStart()) / 1000,
+        at: new Date().toISOString(),
+        processes: Object.fromEntries(services.map((s, i) => [s.name, procs[i]!])),
+        window: windowStats(replies),
+        lag_offsets: lagOffsets,
+        lag_seconds: lags.length ? Math.max(...lags) : null,
+        outbox_unpublished: outbox.rows[0]?.n ?? 0,
+        wal_written_bytes: written,
+        kafka_log_bytes: dirBytes(broker.dataDir),
+        tables,
+      };
+    },
+  };
+}
+
+/**
+ * Heap snapshots on demand: SIGUSR2 to each service (`--heapsnapshot-signal`), one every 10 s so that
+ * the processes do not all stop at once; each writes its snapshot into the heap dir.
+ */
+export function heapSnapshots(d: Deployment, note: (m: string) => void) {
+  let taken = 0;
+  const take = (why: string, names?: string[]) => {
+    const chosen = [...d.gateways, ...d.projectors].filter((s) => !names || names.includes(s.name));
+    chosen.forEach((s, i) =>
+      setTimeout(() => {
+        const pid = s.pid();
+        if (!pid) return;
+        process.kill(pid, 'SIGUSR2');
+        taken += 1;
+        note(`heap snapshot of ${s.name} (pid ${pid}): ${why}`);
+      }, i * 10_000),
+    );
+  };
+  // the last one is sent 30 s after the first; writing it takes seconds more
+  return { take, taken: () => taken, wait: () => sleep(45_000) };
+}

@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import {
+  deadRowsVerdict,
+  growth,
+  memoryVerdict,
+  outboxVerdict,
+  p99Verdict,
+  percentile,
+  quarters,
+  retainedTableVerdict,
+  slopePerHour,
+  spanAfterWarmup,
+  type Point,
+} from './verdicts.ts';
+
+/** One point a minute for `minutes`, value f(t in seconds). */
+const series = (minutes: number, f: (t: number) => number): Point[] =>
+  Array.from({ length: minutes + 1 }, (_, i) => ({ t: i * 60, v: f(i * 60) }));
+
+describe('spans and quarters', () => {
+  it('leaves out the first 10 % as warm-up', () => {
+    expect(spanAfterWarmup(600)).toEqual({ from: 60, to: 600 });
+  });
+
+  it('takes the first and last quarter of the span after warm-up', () => {
+    const q = quarters(
+      series(40, (t) => t),
+      { from: 240, to: 2400 },
+    );
+    expect(q.first.map((p) => p.t)).toEqual([240, 300, 360, 420, 480, 540, 600, 660, 720, 780]);
+    expect(q.last.at(0)!.t).toBe(1860);
+    expect(q.last.at(-1)!.t).toBe(2400);
+  });
+
+  it('falls back to the nearest point when a quarter is shorter than the sampling', () => {
+    const q = quarters(
+      [
+        { t: 0, v: 1 },
+        { t: 100, v: 2 },
+      ],
+      { from: 10, to: 100 },
+    );
+    expect(q.first).toEqual([{ t: 100, v: 2 }]);
+    expect(q.last).toEqual([{ t: 100, v: 2 }]);
+  });
+});
+
+describe('slope and growth', () => {
+  it('is the least-squares slope per hour', () => {
+    expect(slopePerHour(series(10, (t) => 100 + t / 60))).toBeCloseTo(60);
+    expect(slopePerHour([{ t: 5, v: 1 }])).toBeNull();
+  });
+
+  it('compares the means of the quarters', () => {
+    const g = growth(
+      series(40, (t) => (t < 1200 ? 100 : 110)),
+      { from: 0, to: 2400 },
+    );
+    expect(g.first).toBe(100);
+    expect(g.last).toBe(110);
+    expect(g.growth).toBeCloseTo(0.1);
+  });
+});
+
+describe('memoryVerdict', () => {
+  const span = spanAfterWarmup(3600);
+
+  it('passes a flat process, whatever it did during warm-up', () => {
+    const v = memoryVerdict(
+      'gateway-1',
+      'RSS',
+      series(60, (t) => (t < 300 ? 50 + t : 120 + Math.sin(t) * 2)),
+      span,
+    );
+    expect(v.pass).toBe(true);
+  });
+
+  it('fails a leak and names the process and the slope in MB/hour', () => {
+    const v = memoryVerdict(
+      'projector-2',
+      'RSS',
+      series(60, (t) => 100 + (t / 3600) * 40),
+      span,
+    );
+    expect(v.pass).toBe(false);
+    expect(v.detail).toContain('projector-2');
+    expect(v.figures['slope_mb_per_hour']).toBeCloseTo(40, 5);
+  });
+
+  it('fails when nothing was sampled rather than passing blind', () => {
+    expect(memoryVerdict('gateway-1', 'heap', [], span).pass).toBe(false);
+  });
+});
+
+describe('p99Verdict', () => {
+  it('is the nearest-rank percentile', () => {
+    expect(percentile([5, 1, 4, 2, 3], 50)).toBe(3);
+    expect(
+      percentile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        99,
+      ),
+    ).toBe(99);
+    expect(percentile([], 99)).toBeNull();
+  });
+
+  it('allows the last quarter 1.2x the first', () => {
+    const first = Array.from({ length: 100 }, () => 10);
+    expect(
+      p99Verdict(
+        first,
+        Array.from({ length: 100 }, () => 12),
+      ).pass,
+    ).toBe(true);
+    expect(
+      p99Verdict(
+        first,
+        Array.from({ length: 100 }, () => 13),
+      ).pass,
+    ).toBe(false);
+    expect(p99Verdict([], first).pass).toBe(false);
+  });
+});
+
+describe('retainedTableVerdict', () => {
+  it('passes a table that levels off at rate x retention', () => {
+    const rows = series(30, (t) => Math.min(t, 300) * 10);
+    expect(retainedTableVerdict('agent_runtime.command_results', rows, 360, 1800).pass).toBe(true);
+  });
+
+  it('fails a table the pruner misses', () => {
+    const v = retainedTableVerdict(
+      'agent_runtime.command_results',
+      series(30, (t) => t * 10),
+      360,
+      1800,
+    );
+    expect(v.pass).toBe(false);
+    expect(v.figures['slope_rows_per_hour']).toBeCloseTo(36_000);
+  });
+
+  it('passes an empty table and says when the run was too short to tell', () => {
+    expect(
+      retainedTableVerdict(
+        'agent_runtime.parked_commands',
+        series(30, () => 0),
+        360,
+        1800,
+      ).pass,
+    ).toBe(true);
+    const short = retainedTableVerdict(
+      'agent_runtime.request_keys',
+      series(5, (t) => t),
+      600,
+      300,
+    );
+    expect(short.pass).toBe(false);
+    expect(short.detail).toContain('before the retention window');
+  });
+});
+
+describe('deadRowsVerdict', () => {
+  const span = { from: 0, to: 1200 };
+  it("passes tables under twice autovacuum's trigger (at least 1000 rows)", () => {
+    const v = deadRowsVerdict([{ table: 'a', dead: series(20, () => 900), live: series(20, () => 10) }], span);
+    expect(v.pass).toBe(true);
+  });
+
+  it('passes a pruned table whose dead rows hold a level between vacuums', () => {
+    const v = deadRowsVerdict(
+      [{ table: 'agent_runtime.command_requests', dead: series(20, (t) => 3000 + (t % 120) * 5), live: series(20, () => 1000) }],
+      span,
+    );
+    expect(v.pass).toBe(true);
+  });
+
+  it('fails a table whose dead rows stay high in the last quarter, naming it', () => {
+    const v = deadRowsVerdict([{ table: 'sot.inventory_levels', dead: series(20, (t) => t * 10), live: series(20, () => 1000) }], span);
+    expect(v.pass).toBe(false);
+    expect(v.detail).toContain('sot.inventory_levels');
+  });
+});
+
+describe('outboxVerdict', () => {
+  it('needs nothing unpublished at the end; the peak is reported', () => {
+    expect(outboxVerdict(0, [{ t: 0, v: 40 }]).pass).toBe(true);
+    expect(outboxVerdict(0, [{ t: 0, v: 40 }]).figures['peak_backlog']).toBe(40);
+    expect(outboxVerdict(3, []).pass).toBe(false);
+  });
+});
