@@ -44,7 +44,10 @@ export function renderComparison(rows: BaselineRow[], meta: { baseline: string; 
     '',
     '| bench | figure | baseline (each round) | current (each round) | current / baseline (medians) |',
     '|---|---|---|---|---:|',
-    ...rows.map((r) => `| ${r.bench} | ${r.what} | ${num(r.baseline)} | ${num(r.current)} | ${r.ratio ?? '–'} |`),
+    // A figure neither side measured (a bench not selected) is left out.
+    ...rows
+      .filter((r) => r.baseline.length || r.current.length)
+      .map((r) => `| ${r.bench} | ${r.what} | ${num(r.baseline)} | ${num(r.current)} | ${r.ratio ?? '–'} |`),
     '',
   ].join('\n');
 }

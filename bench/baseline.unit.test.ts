@@ -28,7 +28,13 @@ describe('a bench against its baseline', () => {
       [[target('B2', 'req/s', 40), target('B5', 'cmd/s', 3)]],
     );
     expect(rows.map((r) => r.ratio)).toEqual([null, null]);
-    expect(renderComparison(rows, { baseline: 'abc', current: 'def', rounds: 1 })).toContain('| B2 | req/s | – | 40 | – |');
+    const table = renderComparison([...rows, ...compareRounds([[target('B9', 'rss', 'not measured')]], [[]])], {
+      baseline: 'abc',
+      current: 'def',
+      rounds: 1,
+    });
+    expect(table).toContain('| B2 | req/s | – | 40 | – |');
+    expect(table).not.toContain('B9');
   });
 
   it('compares the targets and the rates, ratios, latencies and statement counts of each bench, not its settings', () => {
