@@ -70,12 +70,13 @@ export interface GroupOptions {
 
 /**
  * applyCommand for a run of commands of one partition in one transaction, with what each command
- * did one by one in at most three statements for the whole run: the claims, position and shop locks
+ * did one by one in a few statements for the whole run: the claims, position and shop locks
  * (processedCommands.claimGroup), the shops' parked commands (parkedCommands.firstOpenOf, read
- * after the locks, as applyCommand does) and at the end every stored reply and outbox row
- * (outbox.storeOutcomes). Each command is projected in log order in between, inside `each` (its
- * span and log context). The outcomes are applyCommand's, command by command; a failure anywhere
- * leaves the transaction to be rolled back.
+ * after the locks, as applyCommand does), the inventory commands' locations (loadLocationMatchesOf)
+ * and at the end every stored reply and outbox row (outbox.storeOutcomes). Each command is
+ * projected in log order in between, inside `each` (its span and log context). The outcomes are
+ * applyCommand's, command by command (applyGroup.int.test.ts); a failure anywhere leaves the
+ * transaction to be rolled back.
  */
 export async function applyGroup(
   tx: PoolClient,
