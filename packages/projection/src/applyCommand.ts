@@ -149,9 +149,13 @@ export async function projectCommand(tx: PoolClient, command: Command, loaded?: 
 /** The location matches of every inventory command of a group, by shop, in at most two statements. */
 async function loadGroupLocations(tx: PoolClient, commands: readonly Command[]): Promise<Map<string, Map<string, string[]>>> {
   const refs = new Map<string, LocationRef[]>();
-  for (const c of commands)
-    if (c.kind === 'inventory.snapshot' || c.kind === 'inventory.available' || c.kind === 'inventory.levels')
-      refs.set(c.shop, [...(refs.get(c.shop) ?? []), ...refsOf(c)]);
+  for (const c of commands) {
+    if (c.kind !== 'inventory.snapshot' && c.kind !== 'inventory.available' && c.kind !== 'inventory.levels') continue;
+    // Appended in place: a replay batch holds hundreds of commands of a shop.
+    const ofShop = refs.get(c.shop) ?? [];
+    ofShop.push(...refsOf(c));
+    refs.set(c.shop, ofShop);
+  }
   return refs.size ? loadLocationMatchesOf(tx, refs) : new Map();
 }
 
