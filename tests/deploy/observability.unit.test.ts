@@ -295,7 +295,9 @@ const CASES: Case[] = [
 ];
 
 // promtool is Debian's (`prometheus` package), fetched and cached into .tools/ by scripts/promtool.ts.
-describe('with promtool', () => {
+// Each test runs promtool as a process; evaluating every alert case takes about 2 s alone and more
+// than vitest's 5 s default on a loaded machine, which is no failure of the rules.
+describe('with promtool', { timeout: 60_000 }, () => {
   let gw: TestGateway;
   let bin = 'promtool';
   // node:http without keep-alive: fetch's pool may hold a dead socket to a port an earlier gateway had.
