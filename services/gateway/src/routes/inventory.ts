@@ -19,9 +19,8 @@ import {
   type QtyField,
 } from '@ingest/domain';
 import { badRequest, unprocessable } from '../errors/catalog.ts';
-import { intake, type Intake } from '../commands/intake.ts';
-import { inexactNumbersOf } from '../edge/body.ts';
-import { formatPath, inexactMessage } from '../edge/exactNumbers.ts';
+import { intake, type Intake } from '../edge/intake.ts';
+import { formatPath, inexactMessage, inexactNumbersOf } from '../edge/body.ts';
 import { payloadHash } from '../commands/idempotency.ts';
 import { submitCommand, type SubmitDeps } from '../commands/submit.ts';
 

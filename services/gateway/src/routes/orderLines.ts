@@ -3,10 +3,9 @@ import type { SchemaRegistry } from '@ingest/contracts';
 import type { OrderLinesBulkUpsertRequest } from '@ingest/contracts/types';
 import { BUSINESS_TIME, inBusinessTime, parseInstant, type RowProblem } from '@ingest/domain';
 import { badRequest } from '../errors/catalog.ts';
-import { intake, type Intake } from '../commands/intake.ts';
+import { intake, type Intake } from '../edge/intake.ts';
 import { submitCommand, type SubmitDeps } from '../commands/submit.ts';
-import { inexactNumbersOf } from '../edge/body.ts';
-import { inexactMessage, type InexactNumber } from '../edge/exactNumbers.ts';
+import { inexactMessage, inexactNumbersOf, type InexactNumber } from '../edge/body.ts';
 
 const ROWS_REQUIRED = 'rows[] required and non-empty';
 

@@ -3,9 +3,8 @@ import type { SchemaRegistry } from '@ingest/contracts';
 import type { ProductInput, ProductsBulkUpsertRequest, ProductsIngestRequest, ProductsUpsertPayload } from '@ingest/contracts/types';
 import { badRequest } from '../errors/catalog.ts';
 import { submitCommand, type SubmitDeps } from '../commands/submit.ts';
-import { intake, type Intake } from '../commands/intake.ts';
-import { inexactNumbersOf } from '../edge/body.ts';
-import { formatPath, inexactMessage, type InexactNumber } from '../edge/exactNumbers.ts';
+import { intake, type Intake } from '../edge/intake.ts';
+import { formatPath, inexactMessage, inexactNumbersOf, type InexactNumber } from '../edge/body.ts';
 
 type Item = ProductsUpsertPayload['items'][number];
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { anyInexactToken, formatPath, inexactNumbers, mayHoldInexactNumbers, RISKY_TOKEN, sameDecimal } from './exactNumbers.ts';
+import { anyInexactToken, formatPath, inexactNumbers, mayHoldInexactNumbers, RISKY_TOKEN, sameDecimal } from './body.ts';
 
 // A JSON number is accepted only if parsing keeps exactly the decimal that was written.
 describe('sameDecimal', () => {
