@@ -36,7 +36,7 @@ function header(value: string | string[] | undefined): string | undefined {
 
 /**
  * The credential id of a request's x-ingest-secret when it is one of `secrets` (hashed once here), else
- * null: shedShop.ts's check before the app.
+ * null: intake.ts's shedShop check before the app.
  */
 export function ingestCredential(secrets: readonly string[]): (headers: IncomingHttpHeaders) => string | null {
   const digests = secrets.map(sha256);

@@ -37,11 +37,11 @@ export type ShopAdmission = RequestHandler & {
    * decision the handler takes after parsing: a refused shop is refused here at a fraction of the cost.
    */
   refusalBeforeParsing(res: Response, raw: Buffer): ApiError | null;
-  /** A shop was refused within the last second: refusals are going on (arms shedShop.ts). */
+  /** A shop was refused within the last second: refusals are going on (arms intake.ts's shedShop). */
   refusingLately(): boolean;
 };
 
-/** How long after a refusal the shop budgets count as refusing (shedShop.ts reads bodies early meanwhile). */
+/** How long after a refusal the shop budgets count as refusing (intake.ts's shedShop reads bodies early meanwhile). */
 const REFUSING_FOR_MS = 1000;
 
 interface ShopState {
@@ -88,7 +88,7 @@ export function linesOf(body: unknown): number {
  * sends is taken from the bucket, into debt when the body is larger than what is left (so the
  * decision needs no line count, and a refusal can be taken on the raw bytes: refusalBeforeParsing,
  * which body.ts asks before JSON.parse, so a shop sending far past its budget costs little more than
- * reading its bytes). The global in-flight bound (D13, inflight.ts) still runs before this one, as
+ * reading its bytes). The global in-flight bound (D13, intake.ts) still runs before this one, as
  * the last line for everyone.
  *
  * The requests and bytes in flight are budgets of each gateway instance: they protect its own memory

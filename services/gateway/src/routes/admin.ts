@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { SchemaRegistry } from '@ingest/contracts';
 import type { DailySnapshotRequest, RegisterChannelsRequest, RegisterLocationsRequest } from '@ingest/contracts/types';
 import { badRequest, unprocessable } from '../errors/catalog.ts';
-import { intake, type Intake } from '../commands/intake.ts';
+import { intake, type Intake } from '../edge/intake.ts';
 import { submitCommand, type SubmitDeps } from '../commands/submit.ts';
 import { businessDate, previousDate } from '@ingest/domain';
 

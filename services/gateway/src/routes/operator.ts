@@ -7,7 +7,7 @@ import type { TopicNames } from '@ingest/kafka';
 import { NotOpenParked, retryParked, skipParked, type ActionResult, type ParkedDeps } from '@ingest/projection';
 import { forbiddenShop, keyShopOf, principalOf, requireAccess, type AccessConfig } from '../edge/auth.ts';
 import { parseJsonObject } from '../edge/body.ts';
-import { bodyDeadline, declaredSizeWithin } from '../commands/intake.ts';
+import { bodyDeadline, declaredSizeWithin } from '../edge/intake.ts';
 import { badRequest, notFound } from '../errors/catalog.ts';
 import { encodeCursor, parseCommandListQuery, type CommandListQuery, type Cursor } from './operatorQuery.ts';
 

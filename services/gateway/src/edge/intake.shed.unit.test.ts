@@ -1,11 +1,11 @@
 import { request, Agent } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from '../config.ts';
-import { SHED_MAX_BODY_BYTES } from './shedShop.ts';
+import { SHED_MAX_BODY_BYTES } from './intake.ts';
 import { startTestGateway, TEST_INGEST_SECRET, type TestGateway } from '../../testing/testGateway.ts';
 
 // Fair admission per shop: while a shop is being refused, its plain writes are answered 429 on
-// their raw bodies before the app (shedShop.ts). The answer must be the app's own, and every
+// their raw bodies before the app (intake.ts, shedShop). The answer must be the app's own, and every
 // body it reads and does not refuse must reach the app whole.
 const gateways: TestGateway[] = [];
 afterEach(async () => {
