@@ -599,7 +599,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonObject {
                 required: false,
                 description:
                   '`true`: check and compute the answer, write nothing; the answer carries `dry_run: true` and `as_of` (D22). `false`, or none: the real thing. Any other value is 400.',
-                // commands/dryRun.ts dryRunRequested: these two words only.
+                // gateway commands/submit.ts dryRunRequested: these two words only.
                 schema: { type: 'string', enum: ['true', 'false'] },
               },
             }

@@ -10,7 +10,7 @@ import { silentLogger } from '@ingest/runtime/testing';
 import { buildApp, type GatewayDeps } from '../src/app.ts';
 import { DEFAULT_GATEWAY_CONFIG, type GatewayConfig } from '../src/config.ts';
 import type { ReplyWaiter } from '../src/commands/replies.ts';
-import type { DryRunner } from '../src/commands/dryRun.ts';
+import type { DryRunner } from '../src/commands/submit.ts';
 
 // One schema registry for every test gateway of a test file, as a process has one: its validators
 // are compiled once (ajv compiling the schemas anew for each gateway was most of a gateway's start).

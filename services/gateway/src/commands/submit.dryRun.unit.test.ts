@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pool } from '@ingest/db';
 import { COMMAND_VERSION } from '@ingest/domain';
-import type { DryRunner } from './dryRun.ts';
+import type { DryRunner } from './submit.ts';
 import { TEST_AS_OF, TEST_CRON_SECRET, TEST_INGEST_SECRET, startTestGateway, type TestGateway } from '../../testing/testGateway.ts';
 
 // Dry runs at the HTTP edge (D22): `?dry_run=true` on every write endpoint (and the order
