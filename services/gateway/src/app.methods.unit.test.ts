@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '@ingest/contracts';
-import { ERROR_CODE_HEADER } from '../errors/catalog.ts';
-import { fetchAnswer, useTestGateway } from '../../testing/testGateway.ts';
+import { ERROR_CODE_HEADER } from './errors/catalog.ts';
+import { fetchAnswer, useTestGateway } from '../testing/testGateway.ts';
 
 // Methods (RFC 9110 §9, §15.5.6): a path the gateway serves answers any other method 405 with Allow,
 // OPTIONS 204 with Allow, and HEAD wherever it answers GET; an unknown path stays 404 (D11).
