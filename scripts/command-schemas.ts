@@ -17,7 +17,7 @@ const folder = join(commands, `v${COMMAND_VERSION}`);
 if (existsSync(folder)) {
   console.error(
     `schemas/commands/v${COMMAND_VERSION}/ is released already, and a released version never changes. ` +
-      `To change the command schemas, raise COMMAND_VERSION (packages/domain/src/versions/commandVersion.ts) first: ` +
+      `To change the command schemas, raise COMMAND_VERSION (packages/domain/src/versions/commandVersions.ts) first: ` +
       `docs/replay.md#how-to-add-a-command-version`,
   );
   process.exit(1);

@@ -1,16 +1,19 @@
 export { PLATFORM_ACTOR, type Command, type CommandKind, type CommandMeta, type ProductsUpsertCommand, type Reply } from './commands.ts';
 export { productId, logId, eventId, isUuid } from './ids.ts';
-export { COMMAND_VERSION, versionOf, type CommandRecord } from './versions/commandVersion.ts';
 export {
+  COMMAND_UPCASTERS,
+  COMMAND_VERSION,
+  COMMAND_VERSIONS,
   unchanged,
   upcast,
+  versionOf,
+  type CommandRecord,
   type CommandVersions,
   type StoredCommand,
   type Upcaster,
   type Upcasters,
   type UpcastResult,
-} from './versions/upcast.ts';
-export { COMMAND_UPCASTERS, COMMAND_VERSIONS } from './versions/upcasters.ts';
+} from './versions/commandVersions.ts';
 export { PRODUCT_FIELDS, productData, changeTypeOf, type Product, type ProductField, type ProductChangeType } from './products/product.ts';
 export { decideProductsUpsert, type ProductLog, type ProductsUpsertPlan, type ProductsState } from './products/decideProductsUpsert.ts';
 export {

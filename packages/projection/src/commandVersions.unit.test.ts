@@ -102,7 +102,7 @@ describe('the released command schemas (schemas/commands/v<N>/)', () => {
   });
 });
 
-describe('the upcasters (packages/domain/src/versions/upcasters.ts)', () => {
+describe('the upcasters (packages/domain/src/versions/commandVersions.ts)', () => {
   it('turn every kind of every older version into the next, and none calls a changed kind unchanged', () => {
     expect(
       upcasterProblems(COMMAND_VERSIONS),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { versionOf } from './commandVersion.ts';
+import { versionOf } from './commandVersions.ts';
 
 describe('the version of a command in the log (docs/replay.md#command-versions)', () => {
   it('is its v', () => {

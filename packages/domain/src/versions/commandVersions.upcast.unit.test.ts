@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { COMMAND_VERSION } from './commandVersion.ts';
-import { unchanged, upcast, type CommandVersions, type StoredCommand } from './upcast.ts';
-import { COMMAND_UPCASTERS, COMMAND_VERSIONS } from './upcasters.ts';
+import {
+  COMMAND_UPCASTERS,
+  COMMAND_VERSION,
+  COMMAND_VERSIONS,
+  unchanged,
+  upcast,
+  type CommandVersions,
+  type StoredCommand,
+} from './commandVersions.ts';
 
 // The mechanism of docs/replay.md#how-to-add-a-command-version, on a registry of its own: three
 // versions of a made-up kind `note.add`, whose field is renamed in 2 and split in 3, and of a kind
