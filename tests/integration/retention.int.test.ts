@@ -9,7 +9,8 @@ import { INGEST_SECRET, get, post, startPipeline, TEST_FETCH_WAIT_MS, waitFor, t
 // Bounded state (docs/operations.md#retention): agent_runtime grew forever, and exactly-once (D4)
 // depended on keeping every marker because a new consumer group re-reads the log from offset 0.
 // Now the partition's applied position is stored with each command's effect, and the markers,
-// results, requests and published outbox rows are pruned after their windows.
+// results, requests and published outbox rows are pruned after their windows; a request whose
+// command has no result yet is kept (its poll answers pending, never 410 while it waits).
 let p: TestPipeline;
 
 beforeAll(async () => {
@@ -56,14 +57,27 @@ describe('bounded state', () => {
     const xminBefore = (await p.db.query(`SELECT barcode, xmin::text FROM public.products WHERE shop = $1 ORDER BY barcode`, [shop])).rows;
     expect(logsBefore).toBe(5);
 
+    // A command still waiting in the log past the window (a lagging projector): accepted, recorded,
+    // no result yet. Its poll must say pending, not expired, for as long as it waits.
+    const waiting = uuidv7();
+    await p.db.query(
+      `INSERT INTO agent_runtime.command_requests (command_id, shop, kind, received_at) VALUES ($1, $2, 'products.upsert', now() - interval '1 hour')`,
+      [waiting, shop],
+    );
+
     await new Promise((r) => setTimeout(r, 1100));
     const deleted = await p.projector!.pruner!.runOnce();
     expect(deleted['agent_runtime.processed_commands']).toBeGreaterThanOrEqual(5);
     expect(deleted['agent_runtime.command_results']).toBeGreaterThanOrEqual(5);
     expect(deleted['agent_runtime.command_requests']).toBeGreaterThanOrEqual(5);
     expect(deleted['agent_runtime.outbox']).toBeGreaterThanOrEqual(5);
-    for (const table of ['processed_commands', 'command_results', 'command_requests', 'outbox'])
+    for (const table of ['processed_commands', 'command_results', 'outbox'])
       expect(await count(`SELECT count(*)::int AS n FROM agent_runtime.${table}`)).toBe(0);
+    expect((await p.db.query('SELECT command_id FROM agent_runtime.command_requests')).rows).toEqual([{ command_id: waiting }]);
+    const pending = await get(`${p.url()}/api/commands/${waiting}`, ING);
+    expect(pending.status).toBe(202);
+    expect(pending.json).toMatchObject({ ok: true, status: 'pending', command_id: waiting });
+    await p.db.query('DELETE FROM agent_runtime.command_requests WHERE command_id = $1', [waiting]);
 
     const expired = await get(`${p.url()}${sent[0]!.json.result_url}`, ING);
     expect(expired.status).toBe(410);

@@ -42,8 +42,10 @@ interface Target {
 // command answers `expired`, not 404).
 const TARGETS: Target[] = [
   { prune: processedCommands.prune, retention: 'markers' },
-  { prune: commandResults.prune, retention: 'results' },
+  // Requests before results: a request goes once its result exists (commandRequests.prune), so the
+  // result must still be there when its request is looked at.
   { prune: commandRequests.prune, retention: 'results' },
+  { prune: commandResults.prune, retention: 'results' },
   { prune: parkedCommands.prune, retention: 'results' },
   // The Idempotency-Key header's rows, after IDEMPOTENCY_KEY_TTL.
   { prune: requestKeys.prune, retention: 'keys' },

@@ -66,5 +66,23 @@ export async function pendingPage(
   return rows;
 }
 
-/** Requests older than the result window; their command times widen the pruned span (410 `expired`). */
-export const prune = pruneTarget(TABLE, "received_at < now() - $1 * interval '1 millisecond'", 'received_at');
+/**
+ * A request without a result is kept past the result window by this much: its command may still wait
+ * in the log (a projector down, a lag longer than the window), and until it is applied its poll must
+ * answer `pending`, not 410 `expired`. A request whose command never reached the log (its gateway
+ * killed between the record and the append) has no result ever and goes after this.
+ */
+export const UNRESOLVED_KEPT_DAYS = 30;
+
+/**
+ * Requests older than the result window whose command has its result (the poll answers from the
+ * result then), and unresolved ones UNRESOLVED_KEPT_DAYS later; their command times widen the pruned
+ * span (410 `expired`).
+ */
+export const prune = pruneTarget(
+  TABLE,
+  `received_at < now() - $1 * interval '1 millisecond'
+     AND (EXISTS (SELECT 1 FROM agent_runtime.command_results r WHERE r.command_id = command_requests.command_id)
+          OR received_at < now() - $1 * interval '1 millisecond' - interval '${UNRESOLVED_KEPT_DAYS} days')`,
+  'received_at',
+);
