@@ -37,15 +37,24 @@ export function createKafka(opts: KafkaClientOptions): Kafka {
       ({ level, log: entry }: LogEntry) => {
         if (!log) return;
         const { message, ...rest } = entry;
-        // We bound the idempotent producer's retries on purpose: a caller gets 503 within seconds (D13)
-        // instead of a request hanging while the broker is down; the projector's claim keeps effects exactly-once.
-        if (String(message).startsWith('Limiting retries for the idempotent producer')) return;
-        // Coordinators load for a moment after a broker starts; kafkajs retries and logs it as an error.
-        const transient = /coordinator is loading|not the correct coordinator|no leader/i.test(String(rest['error'] ?? ''));
-        if (level <= logLevel.ERROR && !transient) log.error({ kafkajs: rest }, String(message));
-        else log.warn({ kafkajs: rest }, String(message));
+        const as = kafkajsLogLevel(level, String(message), String(rest['error'] ?? ''));
+        if (as === 'error') log.error({ kafkajs: rest }, String(message));
+        else if (as === 'warn') log.warn({ kafkajs: rest }, String(message));
       },
   });
+}
+
+// Conditions kafkajs logs as errors while it retries or rejoins by itself: coordinators load for a
+// moment after a broker starts or moves; a member rejoins when its group rebalances (another member
+// joined or left, a deploy rolled). Errors on the dashboard and in alerts should be ones to act on.
+const SELF_HEALING = /coordinator is loading|not the correct coordinator|no leader|group is rebalancing/i;
+
+/** How a kafkajs log line reaches our logger: dropped, as a warning, or as an error. */
+export function kafkajsLogLevel(level: logLevel, message: string, error: string): 'drop' | 'warn' | 'error' {
+  // We bound the idempotent producer's retries on purpose: a caller gets 503 within seconds (D13)
+  // instead of a request hanging while the broker is down; the projector's claim keeps effects exactly-once.
+  if (message.startsWith('Limiting retries for the idempotent producer')) return 'drop';
+  return level <= logLevel.ERROR && !SELF_HEALING.test(error) ? 'error' : 'warn';
 }
 
 /** Our security settings in kafkajs' terms; the certificate check is always on. */
