@@ -18,11 +18,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Capacity: `workers` clients in a closed loop (each sends its next request of the mix when the last
- * is answered) for `seconds`; the accepted answers (200/202) per second over the last two thirds
- * (the first third warms the pipeline up). Sync answers wait for the projector, so this is what the
- * whole pipeline sustains with this mix, not the gateway alone.
+ * is answered) for `seconds`, then the time until the projectors have applied all of it (`drained`).
+ * It is the requests accepted (200/202) over the last two thirds (the first third warms the pipeline
+ * up), divided by the time from the start of those two thirds until they were all applied. A 202 is
+ * an answer before the command is applied: counted per second of answers alone, a closed loop of
+ * async and slow requests measured the gateway, not the pipeline, and a soak at "half" of that ran
+ * over capacity with a growing lag.
  */
-export async function measureCapacity(traffic: Traffic, shops: number, seconds: number, workers = 32): Promise<number> {
+export async function measureCapacity(
+  traffic: Traffic,
+  shops: number,
+  seconds: number,
+  drained: () => Promise<boolean>,
+  workers = 32,
+): Promise<{ perSecond: number; accepted: number; drainSeconds: number }> {
   const until = Date.now() + seconds * 1000;
   const from = Date.now() + (seconds * 1000) / 3;
   let accepted = 0;
@@ -34,7 +43,11 @@ export async function measureCapacity(traffic: Traffic, shops: number, seconds: 
       }
     }),
   );
-  return accepted / ((until - from) / 1000);
+  const loopEnd = Date.now();
+  const giveUp = loopEnd + 5 * 60_000;
+  while (!(await drained()) && Date.now() < giveUp) await sleep(250);
+  const end = Date.now();
+  return { perSecond: accepted / ((end - from) / 1000), accepted, drainSeconds: (end - loopEnd) / 1000 };
 }
 
 export interface Sample {

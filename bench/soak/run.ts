@@ -11,9 +11,11 @@ import { parseArgs, seconds } from './args.ts';
 import { endChecks } from './checks.ts';
 import { createClient } from './client.ts';
 import { judge } from './judge.ts';
+import { quarterAlignedPeriod } from './verdicts.ts';
 import { heapSnapshots, measureCapacity, sampler, type Sample } from './measure.ts';
 import { writeResults } from './report.ts';
 import { MIX, type Kind } from './requests.ts';
+import { groupLag } from './sampler.ts';
 import { deploy, serviceEnv, startSoakBroker, type SoakSettings } from './stack.ts';
 import { createTraffic } from './traffic.ts';
 
@@ -81,7 +83,16 @@ try {
   const traffic = createTraffic({ tag: `soak${Date.now().toString(36)}`, shops: d.shops, gateways: d.gateways.map(toTarget), call });
 
   note(`measuring capacity: 32 clients in a closed loop for ${args.capacityS} s`);
-  const capacity = await measureCapacity(traffic, d.shops.length, args.capacityS);
+  const measured = await measureCapacity(
+    traffic,
+    d.shops.length,
+    args.capacityS,
+    async () => (await groupLag(d.stack.kafka, d.stack.topics.commands, d.stack.groupId)) === 0,
+  );
+  const capacity = measured.perSecond;
+  note(
+    `${measured.accepted} requests accepted in the measured ${((args.capacityS * 2) / 3).toFixed(0)} s, all applied ${measured.drainSeconds.toFixed(1)} s after the loop`,
+  );
   const rate = capacity * args.fraction;
   // 6x its share: a shop at 10x runs into it once its bucket (10 s of budget) is spent, and gets 429s
   // on purpose for part of each burst; its client retries them after Retry-After.
@@ -98,8 +109,9 @@ try {
 
   const heap = heapSnapshots(d, note);
   const durationS = args.minutes * 60;
+  const burstEveryS = quarterAlignedPeriod(durationS, args.burstEveryS);
   loadStart = Date.now();
-  traffic.start(rate, { everyS: args.burstEveryS, lengthS: 30, factor: 10 });
+  traffic.start(rate, { everyS: burstEveryS, lengthS: 30, factor: 10 });
   const samples: Sample[] = [];
   let nextHeap = args.heapSnapshotEveryMin ? args.heapSnapshotEveryMin * 60 : Infinity;
   for (let k = 1; k * args.sampleEveryS <= durationS; k++) {
@@ -151,7 +163,7 @@ try {
     shop_rate_lines_per_s: shopRateLines,
     settings: {
       ...serviceEnv({ ...settings, shopRateLines, heapDir: null }),
-      burst: `one shop at 10x for 30 s every ${args.burstEveryS} s`,
+      burst: `one shop at 10x for 30 s every ${burstEveryS.toFixed(1)} s (asked ${args.burstEveryS} s, fitted to the quarters)`,
       shops: String(args.shops),
     },
     machine: { cpus: cpus().length, note: 'shared with other agents' },

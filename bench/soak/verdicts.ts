@@ -23,6 +23,18 @@ export interface Span {
 
 export const spanAfterWarmup = (durationS: number, warmupFraction = 0.1): Span => ({ from: durationS * warmupFraction, to: durationS });
 
+/**
+ * The burst period nearest to `wantedS` that fits a whole number of times into a quarter of the span
+ * the verdicts compare. Bursts repeat with this period, so the first and the last quarter then hold
+ * the same share of burst time: with 120 s in a 60-minute run the first quarter held 210 s of
+ * bursts and the last 180 s, and the p99 verdict would have compared bursts, not the service.
+ */
+export function quarterAlignedPeriod(durationS: number, wantedS: number, warmupFraction = 0.1): number {
+  const span = spanAfterWarmup(durationS, warmupFraction);
+  const quarter = (span.to - span.from) / 4;
+  return quarter / Math.max(1, Math.round(quarter / wantedS));
+}
+
 const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : null);
 
 /** The points of the first and of the last quarter of `span` (a quarter with no point takes the nearest one). */

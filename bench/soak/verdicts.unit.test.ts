@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { burstingShop } from './traffic.ts';
 import {
   deadRowsVerdict,
   growth,
@@ -6,6 +7,7 @@ import {
   outboxVerdict,
   p99Verdict,
   percentile,
+  quarterAlignedPeriod,
   quarters,
   retainedTableVerdict,
   slopePerHour,
@@ -30,6 +32,32 @@ describe('spans and quarters', () => {
     expect(q.first.map((p) => p.t)).toEqual([240, 300, 360, 420, 480, 540, 600, 660, 720, 780]);
     expect(q.last.at(0)!.t).toBe(1860);
     expect(q.last.at(-1)!.t).toBe(2400);
+  });
+
+  it('fits the burst period to the quarters, so the first and the last hold the same burst time', () => {
+    for (const [minutes, wanted] of [
+      [10, 120],
+      [60, 120],
+      [75, 180],
+      [240, 120],
+    ] as const) {
+      const durationS = minutes * 60;
+      const everyS = quarterAlignedPeriod(durationS, wanted);
+      expect(Math.abs(everyS - wanted) / wanted, `${minutes} min`).toBeLessThan(0.35);
+      const span = spanAfterWarmup(durationS);
+      const q = (span.to - span.from) / 4;
+      const burstSeconds = (a: number, b: number) => {
+        let n = 0;
+        for (let t = a; t < b; t += 0.5) if (burstingShop(t, 8, { everyS, lengthS: 30, factor: 10 }) !== null) n += 0.5;
+        return n;
+      };
+      expect(burstSeconds(span.from, span.from + q), `${minutes} min`).toBeCloseTo(burstSeconds(span.to - q, span.to), 0);
+    }
+    // What the unfitted 120 s does in 60 minutes: 210 s of bursts in the first quarter, 180 in the last.
+    const b = { everyS: 120, lengthS: 30, factor: 10 };
+    const secondsOf = (a: number, z: number) =>
+      Array.from({ length: (z - a) * 2 }, (_, i) => a + i / 2).filter((t) => burstingShop(t, 8, b) !== null).length / 2;
+    expect([secondsOf(360, 1170), secondsOf(2790, 3600)]).toEqual([210, 180]);
   });
 
   it('falls back to the nearest point when a quarter is shorter than the sampling', () => {
