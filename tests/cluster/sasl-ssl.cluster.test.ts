@@ -72,7 +72,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('Kafka over SASL_SSL (issue 14)', () => {
+describe('Kafka over SASL_SSL', () => {
   it('runs the pipeline end to end: products and a 1,000-line inventory snapshot answered by the projector', async () => {
     const shop = 'sasl-ssl.example';
     const barcodes = Array.from({ length: 1000 }, (_, i) => `49${String(1_000_000_000 + i).padStart(11, '0')}`);

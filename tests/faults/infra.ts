@@ -37,7 +37,7 @@ export interface OwnBroker {
   /** Starts it again on the same data dir and ports; resolves when it serves. */
   restart(): Promise<number>;
   stop(): Promise<void>;
-  /** `--cluster`: the nodes of the suite's own three-node cluster (issue 14), one by one. */
+  /** `--cluster`: the nodes of the suite's own three-node cluster, one by one. */
   nodes?: KafkaClusterNode[];
   /** Topics of the scenarios: 1/1 on one broker, 3/2 on the cluster. */
   replication: TopicReplication;

@@ -1,6 +1,6 @@
-// `npm run test:faults [-- [--cluster] <scenario name>...]`: the fault suite (issue 11). Real processes,
+// `npm run test:faults [-- [--cluster] <scenario name>...]`: the fault suite (docs/operations.md#fault-suite-npm-run-testfaults). Real processes,
 // real kill -9s, a real broker of its own and a real PostgreSQL outage (through a proxy), all on
-// 127.0.0.1. `--cluster` runs on a three-node cluster of its own (replication 3, min ISR 2; issue 14)
+// 127.0.0.1. `--cluster` runs on a three-node cluster of its own (replication 3, min ISR 2)
 // instead of one broker; without names it runs the scenarios that need the cluster (leader-kill). Prints one row per scenario and exits 1 when any lost or doubled a write, answered a
 // 5xx other than 503 with Retry-After, failed a check of its own, or did not recover.
 // Logs: .data/faults/<run>/<scenario>/{gateway-*,projector-*}.log and timeline.log.

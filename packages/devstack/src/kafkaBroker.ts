@@ -28,13 +28,13 @@ export interface StartKafkaBrokerOptions {
   /** Default: KAFKA_VERSION (3.9.2 when unset). A dataDir formatted by another version is refused. */
   version?: KafkaVersion;
   /**
-   * A SASL_SSL listener next to the plaintext one (issue 14): a throwaway self-signed certificate (its
+   * A SASL_SSL listener next to the plaintext one (docs/operations.md#a-secured-dev-broker): a throwaway self-signed certificate (its
    * own CA, dataDir/tls/ca.pem) and keystore are made at each start, and the users get SCRAM-SHA-256/512
    * credentials (at format time) and PLAIN.
    */
   saslSsl?: { port: number; users: DevKafkaUser[] };
   /**
-   * A node of a cluster (issue 14, startKafkaCluster): its id, the controller quorum of every node, and
+   * A node of a cluster (startKafkaCluster): its id, the controller quorum of every node, and
    * the cluster's size for the internal topics' replication. Its start waits for its own readiness only
    * (a quorum needs its peers started alongside), and leaves the group coordinator warm-up to the caller.
    */

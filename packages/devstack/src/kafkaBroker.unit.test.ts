@@ -10,7 +10,7 @@ const props = (text: string) =>
       .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
   );
 
-describe('dev broker properties (issue 14)', () => {
+describe('dev broker properties', () => {
   it('plaintext only by default, one node voting for itself', () => {
     const p = props(kafkaServerProperties({ logDirs: '/d', port: 9092, controllerPort: 9093 }));
     expect(p['listeners']).toBe('PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093');
@@ -63,7 +63,7 @@ describe('dev broker properties (issue 14)', () => {
   });
 });
 
-describe('dev cluster nodes (issue 14)', () => {
+describe('dev cluster nodes', () => {
   it('replicate the internal topics 3 ways with min ISR 2 in a cluster of 3; a single broker keeps 1 and 1', () => {
     const three = props(
       kafkaServerProperties({

@@ -1,4 +1,4 @@
-// A KRaft cluster of N local nodes (issue 14): each node is broker and controller, all vote in one
+// A KRaft cluster of N local nodes (docs/operations.md#kafka-in-production): each node is broker and controller, all vote in one
 // static quorum, and the internal topics are replicated 3 ways (min ISR 2) once there are 3 nodes.
 // Node i listens on basePort + 100·(i-1) and controls on that + 1: 9092/9093, 9192/9193, 9292/9293;
 // with `saslSsl`, clients reach it over SASL_SSL on that + 2 (the brokers talk among themselves on the

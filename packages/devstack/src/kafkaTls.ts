@@ -1,5 +1,5 @@
 // A throwaway certificate (its own CA) and a broker keystore for the dev broker's SASL_SSL listener
-// (issue 14), made at start with the JDK's keytool (the broker needs a JDK anyway; Node cannot sign).
+// (docs/operations.md#a-secured-dev-broker), made at start with the JDK's keytool (the broker needs a JDK anyway; Node cannot sign).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// On the suite's own three-node cluster (`npm run test:faults -- --cluster`, issue 14): kill -9 the
+// On the suite's own three-node cluster (`npm run test:faults -- --cluster`): kill -9 the
 // broker that leads most command partitions under load, bring it back, and check that nothing
 // accepted was lost or applied twice, that every stock event (D18) reached its topic in per-level
 // order, and that clients saw only 503 with Retry-After while the partitions elected new leaders.

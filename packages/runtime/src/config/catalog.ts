@@ -130,7 +130,7 @@ export const SETTINGS = {
   DRY_RUN_STATEMENT_TIMEOUT: def(duration(100), '10s', {
     group: 'HTTP',
     roles: ['gateway'],
-    doc: "Bound of each statement of a [dry run](api.md#dry-run-dry_runtrue-issue-16-d22), the wait for the shop's lock included; past it the dry run answers 503 with `Retry-After`.",
+    doc: "Bound of each statement of a [dry run](api.md#dry-run-dry_runtrue-d22), the wait for the shop's lock included; past it the dry run answers 503 with `Retry-After`.",
   }),
   POSITION_CACHE: def(duration(0), '1s', {
     group: 'HTTP',
@@ -270,7 +270,7 @@ export const SETTINGS = {
   IDEMPOTENCY_KEY_TTL: def(duration(1000), '24h', {
     group: 'Retention',
     roles: APP,
-    doc: 'How long the answer to a request sent with an `Idempotency-Key` header is kept for its retries (see [Idempotency-Key](api.md#idempotency-key-header-issue-16)); older keys are pruned by the projector and are free again. Keep it at most `RESULT_RETENTION`.',
+    doc: 'How long the answer to a request sent with an `Idempotency-Key` header is kept for its retries (see [Idempotency-Key](api.md#idempotency-key-header)); older keys are pruned by the projector and are free again. Keep it at most `RESULT_RETENTION`.',
   }),
   PRUNE_INTERVAL: def(duration(100), '1m', {
     group: 'Retention',
