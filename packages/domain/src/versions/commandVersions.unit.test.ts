@@ -12,6 +12,8 @@ describe('the version of a command in the log (docs/replay.md#command-versions)'
     // Not an object at all: the envelope's own check refuses it.
     expect(versionOf(null)).toBe(1);
     expect(versionOf('text')).toBe(1);
+    expect(versionOf(undefined)).toBe(1);
+    expect(versionOf(42)).toBe(1);
   });
 
   it('is none when v is not a positive integer', () => {
