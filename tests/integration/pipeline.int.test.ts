@@ -260,12 +260,13 @@ describe('outbox relay (D5)', () => {
       const event = await expectServedCloudEvent(p.url(), mine);
       expect(event.dataschema).toBe(`${TEST_PUBLIC_BASE_URL}/schemas/events/audit-record.json`);
       // One outbox row per (command, log table) stands for its records; published once they all went out.
-      const outbox = await p.db.query(`SELECT published_at, log_table FROM agent_runtime.outbox WHERE command_id = $1`, [
-        mine.value.command_id,
-      ]);
+      // The relay marks it after Kafka acknowledged the records, so a consumer may see them first.
+      const outboxRows = () =>
+        p.db.query(`SELECT published_at, log_table FROM agent_runtime.outbox WHERE command_id = $1`, [mine.value.command_id]);
+      await waitFor(async () => (await outboxRows()).rows[0]?.published_at != null, 10_000, 'the outbox row marked published');
+      const outbox = await outboxRows();
       expect(outbox.rows).toHaveLength(1);
       expect(outbox.rows[0].log_table).toBe('product_update_logs');
-      expect(outbox.rows[0].published_at).not.toBeNull();
       expect(mine.value.record).toMatchObject({ log_id: rows[0].log_id, barcode: 'AU', change_type: 'created', log_seq: 0 });
     } finally {
       await stop();
