@@ -57,8 +57,8 @@ export function judge(i: JudgeInput): Verdict[] {
     out.push(
       memoryVerdict(
         name,
-        'V8 heap used',
-        series(i.samples, (s) => s.processes[name]?.heap_used_mb),
+        'V8 heap floor',
+        series(i.samples, (s) => s.processes[name]?.heap_floor_mb ?? s.processes[name]?.heap_used_mb),
         span,
       ),
     );

@@ -5,6 +5,8 @@ import type { Traffic } from './traffic.ts';
 import {
   dirBytes,
   groupLag,
+  heapUsedMb,
+  LowWater,
   sampleProcess,
   sampleTables,
   walBytes,
@@ -69,11 +71,21 @@ export interface Sample {
 export function sampler(d: Deployment, broker: SoakBroker, loadStart: () => number) {
   let lastWal: number | null = null;
   const window: Attempt[] = [];
+  const services = [...d.gateways, ...d.projectors];
+  const heapFloor = new LowWater();
   return {
     onAttempt: (a: Attempt) => void window.push(a),
+    /** Between samples: each process's heap used, for the floor of the next sample. */
+    poll: async (): Promise<void> => {
+      const used = await Promise.all(services.map(heapUsedMb));
+      services.forEach((svc, i) => heapFloor.see(svc.name, used[i]!));
+    },
     take: async (): Promise<Sample> => {
-      const services = [...d.gateways, ...d.projectors];
       const procs = await Promise.all(services.map(sampleProcess));
+      services.forEach((svc, i) => {
+        heapFloor.see(svc.name, procs[i]!.heap_used_mb);
+        procs[i]!.heap_floor_mb = heapFloor.take(svc.name);
+      });
       const replies = window.splice(0);
       const [lagOffsets, outbox, wal, tables] = await Promise.all([
         groupLag(d.stack.kafka, d.stack.topics.commands, d.stack.groupId),

@@ -38,6 +38,8 @@ const note = (m: string) => {
   process.stderr.write(`[soak] ${line}\n`);
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How often the heap of each process is read between samples (its floor: sampler.ts LowWater). */
+const HEAP_POLL_MS = 5_000;
 for (const sig of ['SIGINT', 'SIGTERM'] as const)
   process.on(sig, () => {
     note(`${sig}: stopping (the services die with this process; logs in ${runDir})`);
@@ -115,7 +117,12 @@ try {
   const samples: Sample[] = [];
   let nextHeap = args.heapSnapshotEveryMin ? args.heapSnapshotEveryMin * 60 : Infinity;
   for (let k = 1; k * args.sampleEveryS <= durationS; k++) {
-    await sleep(Math.max(0, loadStart + k * args.sampleEveryS * 1000 - Date.now()));
+    const due = loadStart + k * args.sampleEveryS * 1000;
+    while (Date.now() < due - HEAP_POLL_MS) {
+      await sleep(HEAP_POLL_MS);
+      await s.poll();
+    }
+    await sleep(Math.max(0, due - Date.now()));
     const sample = await s.take();
     samples.push(sample);
     const gw = Object.values(sample.processes)

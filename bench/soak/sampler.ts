@@ -33,6 +33,13 @@ export function metricMax(text: string, name: string): number | null {
 export interface ProcessSample {
   rss_mb: number | null;
   heap_used_mb: number | null;
+  /**
+   * The lowest V8 heap used of the polls since the last sample (every few seconds): the floor of the
+   * heap's sawtooth, what is live after a collection. Heap used at one instant also counts the garbage
+   * not yet collected (up to the young generation's size), which made the minute samples swing
+   * 22-76 MB around a flat floor; a leak raises the floor.
+   */
+  heap_floor_mb?: number | null;
   event_loop_p99_ms: number | null;
   handles: number | null;
   sockets: number | null;
@@ -45,6 +52,29 @@ export interface ProcessSample {
   /** Projectors: rows the pruner deleted and VACUUM/ANALYZE runs of the upkeep, since the process started. */
   pruned_rows?: number | null;
   upkeep_runs?: number | null;
+}
+
+/** V8 heap used of one service (MB), from its /metrics; null when it does not answer. */
+export async function heapUsedMb(svc: Service): Promise<number | null> {
+  const text = await fetch(svc.url('/metrics'), { signal: AbortSignal.timeout(5000) })
+    .then((r) => r.text())
+    .catch(() => '');
+  const b = metricSum(text, 'nodejs_heap_size_used_bytes');
+  return b === null ? null : b / 2 ** 20;
+}
+
+/** The lowest value seen per process since the last `take` (the heap floor of each sample). */
+export class LowWater {
+  private readonly lows = new Map<string, number>();
+  see(name: string, v: number | null): void {
+    if (v === null) return;
+    this.lows.set(name, Math.min(v, this.lows.get(name) ?? Infinity));
+  }
+  take(name: string): number | null {
+    const v = this.lows.get(name) ?? null;
+    this.lows.delete(name);
+    return v;
+  }
 }
 
 export async function sampleProcess(svc: Service): Promise<ProcessSample> {

@@ -181,7 +181,7 @@ async function checkStockEvents(ctx: Ctx, shops: Shop[]): Promise<{ failures: st
     else unparseable += 1;
   });
   if (unparseable) failures.push(`${unparseable} stock event(s) whose value is not a JSON object`);
-  if (!events.complete) failures.push('could not read the stock topics to their end within 30 s');
+  if (!events.complete) failures.push('the read of the stock topics made no progress for 30 s before their end');
   let expected = 0;
   let duplicates = 0;
   for (const r of rows) {
