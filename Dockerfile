@@ -49,4 +49,7 @@ COPY --from=deps /app /app
 USER 1000:1000
 EXPOSE 8080 9090 9091
 # No HEALTHCHECK: the two processes answer on different ports; compose and Kubernetes probe each.
-CMD ["node", "services/gateway/src/main.ts"]
+# A young generation of fixed size (docs/operations.md#memory): V8 otherwise sizes it from the memory
+# it sees and grows it under load, a step in RSS minutes into the run. Node refuses the minimum in
+# NODE_OPTIONS, so the flags are on the command line here and in the manifests' commands.
+CMD ["node", "--min-semi-space-size=64", "--max-semi-space-size=64", "services/gateway/src/main.ts"]

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readGatewayConfig } from '@ingest/gateway';
 import { describeKafkaSecurity, KAFKA_SETTINGS_CHECKS, readKafkaSecurity, readTopicReplication, runTopicsCommand } from '@ingest/kafka';
 import { checkSettings, combinedChecks, publicBaseUrl, readCommonConfig, SETTINGS, type Role, type SettingName } from '@ingest/runtime';
-import { container, containerEnv, databaseUrl, entryRoles, K8S, OVERLAYS, podSpec, Rendered, secretFile, type Obj } from './k8sRender.ts';
+import { container, containerEnv, databaseUrl, entryPoint, entryRoles, K8S, OVERLAYS, podSpec, Rendered, secretFile, type Obj } from './k8sRender.ts';
 import { read } from './support.ts';
 
 const RENDERED = new Map(OVERLAYS.map((o) => [o, Rendered.of(o)]));
@@ -61,7 +61,7 @@ function startEnv(r: Rendered, owner: Obj, c: Obj): NodeJS.ProcessEnv {
 describe.each(OVERLAYS)('deploy/k8s/overlays/%s', (name) => {
   const r = RENDERED.get(name)!;
   const config: Record<string, string> = r.find('ConfigMap', 'ingest-config')['data'];
-  const containers = r.containers().map((x) => ({ ...x, roles: entryRoles(x.c['command'][1]) as Role[] }));
+  const containers = r.containers().map((x) => ({ ...x, roles: entryRoles(entryPoint(x.c)) as Role[] }));
 
   it('gives each process only settings of the catalog that it reads', () => {
     for (const { c, roles, name: where } of containers) {

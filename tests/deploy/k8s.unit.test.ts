@@ -20,8 +20,9 @@ import { readGatewayConfig } from '@ingest/gateway';
 import { startTestGateway, type TestGateway } from '@ingest/gateway/testing';
 import { createProbeServer } from '@ingest/projector';
 import { createMetricsServer, createRegistry, SETTINGS } from '@ingest/runtime';
-import { container, envValue, K8S, OVERLAYS, podSpec, portNumber, Rendered, selects, type Obj } from './k8sRender.ts';
+import { container, entryPoint, envValue, K8S, OVERLAYS, podSpec, portNumber, Rendered, selects, type Obj } from './k8sRender.ts';
 import { read, readYamlDocs, REPO } from './support.ts';
+import { SERVICE_NODE_FLAGS as YOUNG_GENERATION } from '../faults/procs.ts';
 
 interface Validatable {
   validate(): void;
@@ -299,13 +300,14 @@ describe.each(OVERLAYS)('deploy/k8s/overlays/%s', (name) => {
   it('runs each process by an entry point of the repository that the image holds', () => {
     const ig = dockerignore.default().add(read('.dockerignore').split('\n'));
     expect(r.containers().map(({ c, name: where }) => [where, c['command']])).toEqual([
-      ['Deployment/ingest-gateway/gateway', ['node', 'services/gateway/src/main.ts']],
-      ['Deployment/ingest-projector/projector', ['node', 'services/projector/src/main.ts']],
+      // A young generation of fixed size (docs/operations.md#memory), as the image's CMD.
+      ['Deployment/ingest-gateway/gateway', ['node', ...YOUNG_GENERATION, 'services/gateway/src/main.ts']],
+      ['Deployment/ingest-projector/projector', ['node', ...YOUNG_GENERATION, 'services/projector/src/main.ts']],
       ['Job/ingest-setup/migrate', ['node', 'services/operator/src/cli/migrate.ts']],
       ['Job/ingest-setup/topics', ['node', 'services/operator/src/cli/topics.ts', '--apply']],
     ]);
     for (const { c, name: where } of r.containers()) {
-      const entry: string = c['command'][1];
+      const entry = entryPoint(c);
       expect(existsSync(join(REPO, entry)), `${where}: ${entry}`).toBe(true);
       expect(ig.ignores(entry), `${where}: .dockerignore leaves ${entry} out of the image`).toBe(false);
     }

@@ -135,6 +135,9 @@ export function secretFile(owner: Obj, c: Obj, path: string): SecretFile | undef
   return item ? { secret: volume.secret.secretName, key: item['key'], mount, volume } : undefined;
 }
 
+/** The repository file a container runs: its command's `.ts` argument (Node's flags come before it). */
+export const entryPoint = (c: Obj): string => (c['command'] as string[]).find((a) => a.endsWith('.ts')) ?? '';
+
 /** The roles an entry point checks its settings for (its `settingsAtStart({ roles: [...] })`). */
 export function entryRoles(entry: string): string[] {
   const roles = /settingsAtStart\(\{\s*roles: \[([^\]]*)\]/.exec(read(entry))?.[1];

@@ -6,6 +6,12 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@ingest/devstack';
 
+/**
+ * Node's flags of a service process, as the image sets them (Dockerfile, `NODE_OPTIONS`): a young
+ * generation of fixed size (docs/operations.md#memory).
+ */
+export const SERVICE_NODE_FLAGS = ['--min-semi-space-size=64', '--max-semi-space-size=64'];
+
 export type ServiceKind = 'gateway' | 'projector';
 
 export interface ExitRecord {
@@ -111,7 +117,7 @@ export function serviceHost(logDir: string, note: (msg: string) => void): Servic
           ...(kind === 'gateway' ? { PORT: String(port), HOST: '127.0.0.1' } : { PROJECTOR_METRICS_PORT: String(port) }),
           ...extra,
         };
-        const c = spawn(process.execPath, [main], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const c = spawn(process.execPath, [...SERVICE_NODE_FLAGS, main], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
         child = c;
         live.add(c);
         const pid = c.pid ?? -1;
