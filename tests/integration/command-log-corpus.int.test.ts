@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lockProblems, SchemaRegistry } from '@ingest/contracts';
-import { createDatabaseFromTemplate, createPool, dropDatabase, type Pool } from '@ingest/db';
+import { scratchDatabase } from '@ingest/db/testing';
 import { COMMAND_VERSION } from '@ingest/domain';
 import { createCommandDecoder } from '@ingest/projection';
 import {
@@ -30,18 +29,7 @@ interface Checksum {
   tables: ReadModelDigest;
 }
 
-const name = `ingest_test_corpus_${randomUUID().slice(0, 8)}`;
-let pool: Pool;
-beforeAll(async () => {
-  pool = createPool({
-    connectionString: await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, inject('templateDatabase')),
-    max: 1,
-  });
-});
-afterAll(async () => {
-  await pool?.end();
-  await dropDatabase(inject('adminDatabaseUrl'), name);
-});
+const db = scratchDatabase('ingest_test_corpus');
 
 const decode = createCommandDecoder(new SchemaRegistry());
 const records = readCorpus(VERSION);
@@ -71,9 +59,9 @@ describe(`the frozen command corpus ${VERSION} (docs/testing.md#the-command-corp
   });
 
   it('replays through decode and apply into a fresh database to the committed read model', async () => {
-    const { undecodable, ...replay } = await replayCorpus(pool, records, decode);
+    const { undecodable, ...replay } = await replayCorpus(db.pool, records, decode);
     expect(undecodable, 'every command of the log must still decode (D26)').toEqual([]);
-    const actual: Checksum = { corpus: `${VERSION}/commands.jsonl`, replay, tables: await readModelDigest(pool) };
+    const actual: Checksum = { corpus: `${VERSION}/commands.jsonl`, replay, tables: await readModelDigest(db.pool) };
     if (UPDATE) {
       writeFileSync(CHECKSUM_FILE, `${JSON.stringify(actual, null, 2)}\n`);
       console.warn(`wrote ${CHECKSUM_FILE}: commit it with the change that moved it, and say why`);
@@ -98,9 +86,9 @@ describe(`the frozen command corpus ${VERSION} (docs/testing.md#the-command-corp
   });
 
   it('changes nothing when replayed again: every record is a duplicate (D4)', async () => {
-    const before = await readModelDigest(pool);
-    const again = await replayCorpus(pool, records, decode);
+    const before = await readModelDigest(db.pool);
+    const again = await replayCorpus(db.pool, records, decode);
     expect(again).toMatchObject({ applied: 0, duplicates: records.length, failed: 0, undecodable: [] });
-    expect(await readModelDigest(pool)).toEqual(before);
+    expect(await readModelDigest(db.pool)).toEqual(before);
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { createDatabaseFromTemplate, createPool, dropDatabase, type Pool } from '@ingest/db';
+import { createDatabaseFromTemplate, createPool, dropDatabase, type Pool } from '../src/index.ts';
 
 /**
  * A database copied from the migrated template for the calling test file (the integration tier's

@@ -4,7 +4,7 @@ import { withTransaction } from '@ingest/db';
 import { validOrderRow } from '@ingest/domain/testing';
 import { applyCommand } from './applyCommand.ts';
 import { createCommandDecoder } from './decodeCommand.ts';
-import { scratchDatabase } from '../testing/scratchDatabase.ts';
+import { scratchDatabase } from '@ingest/db/testing';
 
 // D28, who wrote what: every kind that writes an update log records its command's actor in each
 // record, and the agent_read views show it. The commands go in as messages of the log (decoded as

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { withTransaction, type Pool } from '@ingest/db';
-import { scratchDatabase } from './scratchDatabase.ts';
+import { scratchDatabase } from '@ingest/db/testing';
 import { productId, type InventoryCommand, type LocationRef } from '@ingest/domain';
 import { projectInventory } from '../src/inventory/projectInventory.ts';
 

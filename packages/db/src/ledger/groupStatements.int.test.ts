@@ -1,30 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDatabaseFromTemplate, createPool, dropDatabase, type Pool, type PoolClient } from '../index.ts';
+import { describe, expect, it } from 'vitest';
+import { createPool, type PoolClient } from '../index.ts';
+import { scratchDatabase } from '../../testing/scratchDatabase.ts';
 import { outbox, parkedCommands, processedCommands } from './index.ts';
 
 // The statements of a group transaction (applyGroup) say, for the whole run, what the one-command
 // statements say command by command: the same claims, positions, parked commands and stored
 // outcomes, on a real PostgreSQL. Each side runs in a transaction that is rolled back.
-const name = `ingest_group_${randomUUID().slice(0, 8)}`;
-let pool: Pool;
-beforeAll(async () => {
-  pool = createPool({
-    connectionString: await createDatabaseFromTemplate(inject('adminDatabaseUrl'), name, inject('templateDatabase')),
-    max: 1,
-  });
-});
-afterAll(async () => {
-  await pool?.end();
-  await dropDatabase(inject('adminDatabaseUrl'), name);
-});
+const db = scratchDatabase('ingest_group');
 
 const TOPIC = 'ingest.commands.v1';
 const PARTITION = 3;
 
 async function rolledBack<T>(fn: (tx: PoolClient) => Promise<T>): Promise<T> {
-  const tx = await pool.connect();
+  const tx = await db.pool.connect();
   try {
     await tx.query('BEGIN');
     return await fn(tx);
@@ -126,7 +116,7 @@ describe('the statements of a group transaction', () => {
     await rolledBack(async (tx) => {
       const c = { command_id: randomUUID(), shop: 'locked.example', kind: 'products.upsert', received_at: '2026-11-26T10:00:00Z' };
       expect(await processedCommands.claimGroup(tx, { topic: TOPIC, partition: PARTITION }, [{ c, offset: '7' }], false)).toEqual([true]);
-      const otherPool = createPool({ connectionString: pool.options.connectionString!, max: 1 });
+      const otherPool = createPool({ connectionString: db.pool.options.connectionString!, max: 1 });
       const other = await otherPool.connect();
       try {
         const { rows } = await other.query<{ got: boolean }>(

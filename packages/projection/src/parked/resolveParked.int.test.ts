@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SchemaRegistry } from '@ingest/contracts';
 import { parkedCommands } from '@ingest/db';
 import { retryParked, skipParked } from './resolveParked.ts';
-import { scratchDatabase } from '../../testing/scratchDatabase.ts';
+import { scratchDatabase } from '@ingest/db/testing';
 
 // D2 through an operator's retry: a shop's parked commands are applied in log order, that is by
 // (partition, offset) as numbers. Offsets whose decimal digits differ in number (9 and 10, 99 and

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { logId } from '@ingest/domain';
-import { scratchDatabase } from '../../../testing/scratchDatabase.ts';
+import { scratchDatabase } from '@ingest/db/testing';
 
 // The set-based statements (snapshot/snapshotSet.ts, store/levelWrites.ts) derive their update-log
 // ids inside PostgreSQL; the deciders with ids.ts logId. Both must give the same ids (D3).
