@@ -1,6 +1,7 @@
 // The soak's client: one request as a well-behaved client sends it (docs/api.md): on 429, 503 or 409
 // (an Idempotency-Key still in flight) it waits Retry-After and sends the same request again, until
 // it is answered otherwise or `giveUpMs` passed. Every attempt's reply time is recorded per endpoint.
+import { readReply } from '../../tests/faults/client.ts';
 import type { Sent } from '../../tests/faults/load.ts';
 
 export interface Request {
@@ -52,13 +53,7 @@ export function createClient(o: { onAttempt: (a: Attempt) => void; timeoutMs?: n
         ...(r.body === undefined ? {} : { body: JSON.stringify(r.body) }),
         signal: AbortSignal.timeout(timeoutMs),
       });
-      const text = await res.text();
-      let body: any = null;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = null;
-      }
+      const { body, text } = await readReply(res);
       return { status: res.status, headers: res.headers, body, text: text.slice(0, 2000), error: null };
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };

@@ -13,14 +13,17 @@ export async function post(
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(30_000),
   });
+  return { status: res.status, ...(await readReply(res)) };
+}
+
+/** A reply's text and its JSON (null when it is not JSON). */
+export async function readReply(res: Response): Promise<{ body: any; text: string }> {
   const text = await res.text();
-  let json: any = null;
   try {
-    json = JSON.parse(text);
+    return { body: JSON.parse(text), text };
   } catch {
-    json = null;
+    return { body: null, text };
   }
-  return { status: res.status, body: json, text };
 }
 
 /** available_qty of each shop's level INV before a load (verify.ts adds the applied deltas to it). */
