@@ -1,4 +1,8 @@
-// Type-checked ESLint. packages/domain stays pure (STYLE.md): no I/O, clock, randomness or framework.
+// ESLint: the rules that need no types, the boundaries (packages/domain stays pure, STYLE.md: no I/O,
+// clock, randomness or framework) and the size guard. The type-aware rules (typescript-eslint's
+// recommended-type-checked set: floating and misused promises, unsafe any, ...) run in oxlint with
+// tsgolint (.oxlintrc.json), on the TypeScript 7 compiler the typecheck uses: the same rules in 5 s of
+// CPU instead of about 28 s of typescript-eslint's type program on two cores.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -17,16 +21,10 @@ export default tseslint.config(
     ],
   },
   js.configs.recommended,
-  ...tseslint.configs.recommendedTypeChecked,
+  ...tseslint.configs.recommended,
   {
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      '@typescript-eslint/only-throw-error': 'off',
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
-      '@typescript-eslint/require-await': 'off',
-      // kafkajs hands its helpers over in a destructured payload; they do not use `this`.
-      '@typescript-eslint/unbound-method': 'off',
     },
   },
   {
@@ -74,11 +72,6 @@ export default tseslint.config(
   {
     files: ['**/*.test.ts', 'tests/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
     },

@@ -27,6 +27,8 @@ const steps: Array<[string, string, string[]]> = [
   // and the mutation checker still use the JavaScript compiler (`typescript`, 5.9), whose API they need.
   ['typecheck', process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript-go', 'bin', 'tsc'), '-p', 'tsconfig.json']],
   ['lint', bin('eslint'), ['.']],
+  // The type-aware rules (.oxlintrc.json; why they are not in ESLint: eslint.config.mjs).
+  ['type-aware lint', bin('oxlint'), ['--type-aware', '--tsconfig', 'tsconfig.json', '--deny-warnings']],
   // One formatting for every TypeScript/JavaScript file (.prettierrc.json; `npm run format` fixes it).
   ['format', bin('prettier'), ['--check', '.', '--log-level', 'warn']],
   // No import cycles, no imports upwards between the layers (.dependency-cruiser.cjs).
