@@ -3,6 +3,7 @@ import type { Deployment, SoakBroker } from './stack.ts';
 import type { Attempt } from './client.ts';
 import type { Traffic } from './traffic.ts';
 import {
+  bufferBlocks,
   dirBytes,
   groupLag,
   heapUsedMb,
@@ -63,6 +64,9 @@ export interface Sample {
   lag_seconds: number | null;
   outbox_unpublished: number;
   wal_written_bytes: number;
+  /** Blocks the soak's database found in shared_buffers and blocks it read, in the window. */
+  buffer_hits: number;
+  buffer_reads: number;
   kafka_log_bytes: number;
   tables: TableSample[];
 }
@@ -70,6 +74,7 @@ export interface Sample {
 /** One sample: the processes, the replies since the last sample (`window` is drained), the stores. */
 export function sampler(d: Deployment, broker: SoakBroker, loadStart: () => number) {
   let lastWal: number | null = null;
+  let lastBlocks: { hit: number; read: number } | null = null;
   const window: Attempt[] = [];
   const services = [...d.gateways, ...d.projectors];
   const heapFloor = new LowWater();
@@ -87,14 +92,17 @@ export function sampler(d: Deployment, broker: SoakBroker, loadStart: () => numb
         procs[i]!.heap_floor_mb = heapFloor.take(svc.name);
       });
       const replies = window.splice(0);
-      const [lagOffsets, outbox, wal, tables] = await Promise.all([
+      const [lagOffsets, outbox, wal, tables, blocks] = await Promise.all([
         groupLag(d.stack.kafka, d.stack.topics.commands, d.stack.groupId),
         d.stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM agent_runtime.outbox WHERE published_at IS NULL'),
         walBytes(d.stack.db),
         sampleTables(d.stack.db),
+        bufferBlocks(d.stack.db),
       ]);
       const written = lastWal === null ? 0 : wal - lastWal;
       lastWal = wal;
+      const [hits, reads] = lastBlocks === null ? [0, 0] : [blocks.hit - lastBlocks.hit, blocks.read - lastBlocks.read];
+      lastBlocks = blocks;
       const lags = procs.map((p) => p.lag_seconds).filter((x): x is number => typeof x === 'number');
       return {
         t: (Date.now() - loadStart()) / 1000,
@@ -105,6 +113,8 @@ export function sampler(d: Deployment, broker: SoakBroker, loadStart: () => numb
         lag_seconds: lags.length ? Math.max(...lags) : null,
         outbox_unpublished: outbox.rows[0]?.n ?? 0,
         wal_written_bytes: written,
+        buffer_hits: hits,
+        buffer_reads: reads,
         kafka_log_bytes: dirBytes(broker.dataDir),
         tables,
       };

@@ -40,6 +40,9 @@ export interface ProcessSample {
    * 22-76 MB around a flat floor; a leak raises the floor.
    */
   heap_floor_mb?: number | null;
+  /** V8 heap used by the old and the code spaces: whether a rising floor is data or compiled code. */
+  heap_old_mb?: number | null;
+  heap_code_mb?: number | null;
   event_loop_p99_ms: number | null;
   handles: number | null;
   sockets: number | null;
@@ -90,6 +93,8 @@ export async function sampleProcess(svc: Service): Promise<ProcessSample> {
   return {
     rss_mb: stat?.rss_mb ?? null,
     heap_used_mb: mb(metricSum(text, 'nodejs_heap_size_used_bytes')),
+    heap_old_mb: mb(metricSum(text, 'nodejs_heap_space_size_used_bytes', 'space="old"')),
+    heap_code_mb: mb(metricSum(text, 'nodejs_heap_space_size_used_bytes', 'space="code"')),
     event_loop_p99_ms: lag === null ? null : lag * 1000,
     handles: metricSum(text, 'nodejs_active_handles'),
     sockets: metricSum(text, 'nodejs_active_handles', 'type="Socket"'),
@@ -173,6 +178,14 @@ export async function sampleTables(db: pg.Pool): Promise<TableSample[]> {
     });
   }
   return out;
+}
+
+/** Blocks this database found in PostgreSQL's buffer cache and blocks it had to read (since its stats reset). */
+export async function bufferBlocks(db: pg.Pool): Promise<{ hit: number; read: number }> {
+  const { rows } = await db.query<{ hit: string; read: string }>(
+    'SELECT blks_hit AS hit, blks_read AS read FROM pg_stat_database WHERE datname = current_database()',
+  );
+  return { hit: Number(rows[0]?.hit ?? 0), read: Number(rows[0]?.read ?? 0) };
 }
 
 /** The server's WAL position in bytes (the delta between two samples is the WAL written: the whole server's). */
