@@ -83,7 +83,7 @@ export function sampler(d: Deployment, broker: SoakBroker, loadStart: () => numb
     /** Between samples: each process's heap used, for the floor of the next sample. */
     poll: async (): Promise<void> => {
       const used = await Promise.all(services.map(heapUsedMb));
-      services.forEach((svc, i) => heapFloor.see(svc.name, used[i]!));
+      services.forEach((svc, i) => heapFloor.see(svc.name, used[i] ?? null));
     },
     take: async (): Promise<Sample> => {
       const procs = await Promise.all(services.map(sampleProcess));
