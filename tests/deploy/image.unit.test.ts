@@ -117,6 +117,10 @@ describe("the services' Node flags", () => {
       console.log(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 2 ** 20);`;
     return Number(execFileSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8' }).trim());
   };
+  it('are the ones `npm start` runs with too', () => {
+    const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts['start'];
+    expect(start).toBe(`node scripts/bootstrap.mjs ${YOUNG_GENERATION.join(' ')} scripts/start.ts`);
+  });
   it('fix the young generation: 2 x 64 MiB under load, whatever the host', () => {
     expect(newSpaceMiB(YOUNG_GENERATION)).toBe(128);
     expect(newSpaceMiB([...YOUNG_GENERATION, '--max-old-space-size=256'])).toBe(128);
