@@ -57,11 +57,15 @@ export interface ProcessSample {
   upkeep_runs?: number | null;
 }
 
-/** V8 heap used of one service (MB), from its /metrics; null when it does not answer. */
-export async function heapUsedMb(svc: Service): Promise<number | null> {
-  const text = await fetch(svc.url('/metrics'), { signal: AbortSignal.timeout(5000) })
+/** A service's /metrics text; empty when it does not answer within 5 s. */
+const metricsText = (svc: Service): Promise<string> =>
+  fetch(svc.url('/metrics'), { signal: AbortSignal.timeout(5000) })
     .then((r) => r.text())
     .catch(() => '');
+
+/** V8 heap used of one service (MB), from its /metrics; null when it does not answer. */
+export async function heapUsedMb(svc: Service): Promise<number | null> {
+  const text = await metricsText(svc);
   const b = metricSum(text, 'nodejs_heap_size_used_bytes');
   return b === null ? null : b / 2 ** 20;
 }
@@ -83,9 +87,7 @@ export class LowWater {
 export async function sampleProcess(svc: Service): Promise<ProcessSample> {
   const pid = svc.pid();
   const stat = pid ? procStat(pid) : null;
-  const text = await fetch(svc.url('/metrics'), { signal: AbortSignal.timeout(5000) })
-    .then((r) => r.text())
-    .catch(() => '');
+  const text = await metricsText(svc);
   const mb = (x: number | null) => (x === null ? null : x / 2 ** 20);
   const idle = metricSum(text, 'db_pool_connections', 'state="idle"');
   const inUse = metricSum(text, 'db_pool_connections', 'state="in_use"');
