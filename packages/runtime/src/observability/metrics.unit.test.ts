@@ -69,3 +69,22 @@ describe('registerPoolMetrics', () => {
     expect(lintExposition(text)).toEqual([]);
   });
 });
+
+describe('nodejs_heap_live_bytes', () => {
+  it('is the heap used after the last major collection', async () => {
+    const { setFlagsFromString, getHeapStatistics } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as (o?: { type: 'major' }) => void;
+    const registry = createRegistry({ defaultMetrics: true });
+    gc({ type: 'major' });
+    const live = getHeapStatistics().used_heap_size;
+    await new Promise((r) => setTimeout(r, 50)); // gc entries are delivered asynchronously
+    const text = await registry.metrics();
+    const m = /^nodejs_heap_live_bytes (\d+)$/m.exec(text);
+    expect(m).not.toBeNull();
+    // within 5 % of what the heap held right after the collection (the observer reads it a moment later)
+    expect(Math.abs(Number(m![1]) - live) / live).toBeLessThan(0.05);
+    expect(lintExposition(text)).toEqual([]);
+  });
+});
