@@ -29,7 +29,7 @@ export function chartRows(samples: Sample[]) {
   const memory = rows((s) =>
     Object.entries(s.processes).flatMap(([p, x]) => [
       [`${p} RSS`, x.rss_mb],
-      [`${p} heap floor`, x.heap_floor_mb ?? x.heap_used_mb],
+      [`${p} live heap`, x.heap_live_mb ?? x.heap_floor_mb ?? x.heap_used_mb],
     ]),
   );
   const p99 = rows((s) =>

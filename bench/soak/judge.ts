@@ -3,6 +3,7 @@
 import type { EndChecks } from './checks.ts';
 import type { Sample } from './measure.ts';
 import {
+  clientVerdict,
   deadRowsVerdict,
   memoryVerdict,
   outboxVerdict,
@@ -57,8 +58,8 @@ export function judge(i: JudgeInput): Verdict[] {
     out.push(
       memoryVerdict(
         name,
-        'V8 heap floor',
-        series(i.samples, (s) => s.processes[name]?.heap_floor_mb ?? s.processes[name]?.heap_used_mb),
+        'V8 live heap',
+        series(i.samples, (s) => s.processes[name]?.heap_live_mb),
         span,
       ),
     );
@@ -66,6 +67,12 @@ export function judge(i: JudgeInput): Verdict[] {
   const q = (span.to - span.from) / 4;
   const within = (from: number, to: number) => i.replies.filter(([t]) => t >= from && t <= to).map(([, ms]) => ms);
   out.push(p99Verdict(within(span.from, span.from + q), within(span.to - q, span.to)));
+  out.push(
+    clientVerdict(
+      series(i.samples, (s) => s.client?.event_loop_p99_ms),
+      span,
+    ),
+  );
   for (const table of PRUNED_TABLES)
     out.push(
       retainedTableVerdict(

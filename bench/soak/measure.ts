@@ -1,4 +1,5 @@
 // The soak's two measuring loops: the capacity it runs a fraction of, and the sample of every minute.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Deployment, SoakBroker } from './stack.ts';
 import type { Attempt } from './client.ts';
 import type { Traffic } from './traffic.ts';
@@ -69,6 +70,15 @@ export interface Sample {
   buffer_reads: number;
   kafka_log_bytes: number;
   tables: TableSample[];
+  /** The soak's own process in the window: a client that stalls adds the stall to every reply time it measures. */
+  client: ClientSample;
+}
+
+export interface ClientSample {
+  event_loop_p99_ms: number;
+  event_loop_max_ms: number;
+  heap_used_mb: number;
+  rss_mb: number;
 }
 
 /** One sample: the processes, the replies since the last sample (`window` is drained), the stores. */
@@ -78,6 +88,19 @@ export function sampler(d: Deployment, broker: SoakBroker, loadStart: () => numb
   const window: Attempt[] = [];
   const services = [...d.gateways, ...d.projectors];
   const heapFloor = new LowWater();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const client = (): ClientSample => {
+    const m = process.memoryUsage();
+    const c = {
+      event_loop_p99_ms: loop.percentile(99) / 1e6,
+      event_loop_max_ms: loop.max / 1e6,
+      heap_used_mb: m.heapUsed / 2 ** 20,
+      rss_mb: m.rss / 2 ** 20,
+    };
+    loop.reset();
+    return c;
+  };
   return {
     onAttempt: (a: Attempt) => void window.push(a),
     /** Between samples: each process's heap used, for the floor of the next sample. */
@@ -117,6 +140,7 @@ export function sampler(d: Deployment, broker: SoakBroker, loadStart: () => numb
         buffer_reads: reads,
         kafka_log_bytes: dirBytes(broker.dataDir),
         tables,
+        client: client(),
       };
     },
   };

@@ -50,11 +50,11 @@ export function markdown(r: SoakResult, chartFile: string): string {
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}.`,
     '',
-    '| minute | 202 | 429 | 503 | retried | lag (cmds) | lag (s) | outbox | WAL MB | buffer reads / hits | Kafka log MB |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| minute | 202 | 429 | 503 | retried | lag (cmds) | lag (s) | outbox | WAL MB | buffer reads / hits | Kafka log MB | client loop p99 / max ms, heap MB |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...r.samples.map(
       (s) =>
-        `| ${(s.t / 60).toFixed(1)} | ${s.window.status_202} | ${s.window.status_429} | ${s.window.status_503} | ${s.window.retried} | ${s.lag_offsets ?? 'n/a'} | ${s.lag_seconds?.toFixed(1) ?? 'n/a'} | ${s.outbox_unpublished} | ${mb(s.wal_written_bytes)} | ${s.buffer_reads ?? 'n/a'} / ${s.buffer_hits ?? 'n/a'} | ${mb(s.kafka_log_bytes)} |`,
+        `| ${(s.t / 60).toFixed(1)} | ${s.window.status_202} | ${s.window.status_429} | ${s.window.status_503} | ${s.window.retried} | ${s.lag_offsets ?? 'n/a'} | ${s.lag_seconds?.toFixed(1) ?? 'n/a'} | ${s.outbox_unpublished} | ${mb(s.wal_written_bytes)} | ${s.buffer_reads ?? 'n/a'} / ${s.buffer_hits ?? 'n/a'} | ${mb(s.kafka_log_bytes)} | ${s.client ? `${s.client.event_loop_p99_ms.toFixed(0)} / ${s.client.event_loop_max_ms.toFixed(0)}, ${s.client.heap_used_mb.toFixed(0)}` : 'n/a'} |`,
     ),
     '',
     '| table | first: total MB (index MB), live / dead rows | last |',

@@ -40,6 +40,11 @@ export interface ProcessSample {
    * 22-76 MB around a flat floor; a leak raises the floor.
    */
   heap_floor_mb?: number | null;
+  /**
+   * V8 heap used right after the service's last major collection (nodejs_heap_live_bytes): the live
+   * heap, without the floating garbage the floor can still hold. What the heap verdict reads.
+   */
+  heap_live_mb?: number | null;
   /** V8 heap used by the old and the code spaces: whether a rising floor is data or compiled code. */
   heap_old_mb?: number | null;
   heap_code_mb?: number | null;
@@ -95,6 +100,8 @@ export async function sampleProcess(svc: Service): Promise<ProcessSample> {
   return {
     rss_mb: stat?.rss_mb ?? null,
     heap_used_mb: mb(metricSum(text, 'nodejs_heap_size_used_bytes')),
+    // 0 before the service's first major collection: not measured yet
+    heap_live_mb: mb(metricSum(text, 'nodejs_heap_live_bytes') || null),
     heap_old_mb: mb(metricSum(text, 'nodejs_heap_space_size_used_bytes', 'space="old"')),
     heap_code_mb: mb(metricSum(text, 'nodejs_heap_space_size_used_bytes', 'space="code"')),
     event_loop_p99_ms: lag === null ? null : lag * 1000,

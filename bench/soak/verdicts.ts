@@ -181,3 +181,20 @@ export function outboxVerdict(unpublishedAtEnd: number, backlogSamples: Point[])
     figures: { unpublished_at_end: unpublishedAtEnd, peak_backlog: peak },
   };
 }
+
+/**
+ * The soak's own client kept up: its event-loop delay p99 at most `limitMs` (100) in every sample after
+ * the warm-up. Reply times are measured in the client's event loop, so a client that stalls (its own
+ * collections, too much to do) adds the stall to every reply it times, and a p99 that grows with the
+ * client's heap would be the client's, not the service's.
+ */
+export function clientVerdict(loopP99Ms: Point[], span: Span, limitMs = 100): Verdict {
+  const inSpan = loopP99Ms.filter((p) => p.t >= span.from && p.t <= span.to);
+  const worst = inSpan.length ? Math.max(...inSpan.map((p) => p.v)) : null;
+  return {
+    name: `the soak's client kept up (event-loop p99 <= ${limitMs} ms every minute)`,
+    pass: worst !== null && worst <= limitMs,
+    detail: worst === null ? 'not measured' : `worst minute ${worst.toFixed(1)} ms over ${inSpan.length} samples`,
+    figures: { worst_event_loop_p99_ms: worst },
+  };
+}

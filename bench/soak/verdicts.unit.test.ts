@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { burstingShop } from './traffic.ts';
 import {
+  clientVerdict,
   deadRowsVerdict,
   growth,
   memoryVerdict,
@@ -214,5 +215,26 @@ describe('outboxVerdict', () => {
     expect(outboxVerdict(0, [{ t: 0, v: 40 }]).pass).toBe(true);
     expect(outboxVerdict(0, [{ t: 0, v: 40 }]).figures['peak_backlog']).toBe(40);
     expect(outboxVerdict(3, []).pass).toBe(false);
+  });
+});
+
+describe('clientVerdict', () => {
+  const span = spanAfterWarmup(3600);
+  it('passes a client whose event loop stayed under the limit after the warm-up', () => {
+    const v = clientVerdict(
+      series(60, (t) => (t < 300 ? 400 : 20)),
+      span,
+    );
+    expect(v.pass).toBe(true);
+    expect(v.figures.worst_event_loop_p99_ms).toBe(20);
+  });
+  it('fails on one minute over the limit, and when nothing was measured', () => {
+    const v = clientVerdict(
+      series(60, (t) => (t === 3000 ? 101 : 20)),
+      span,
+    );
+    expect(v.pass).toBe(false);
+    expect(v.detail).toContain('101.0 ms');
+    expect(clientVerdict([], span).pass).toBe(false);
   });
 });
