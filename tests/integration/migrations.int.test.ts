@@ -212,4 +212,39 @@ describe('migrations', () => {
       await client.query('ROLLBACK');
     }
   });
+
+  it('the update logs are keyed by (command_id, log_seq, created_at) and have no index on command_id alone; the migration goes down and up', async () => {
+    const LOGS = ['public.product_update_logs', 'sot.inventory_update_logs', 'public.order_line_master_update_logs'];
+    // The key's columns and the indexes leading with command_id, of each log and of each of its partitions.
+    const keys = async () =>
+      (
+        await client.query<{ t: string; key: string; by_command: string[] }>(
+          `SELECT c.oid::regclass::text AS t,
+                  (SELECT pg_get_constraintdef(k.oid) FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'p') AS key,
+                  ARRAY(SELECT i.indexrelid::regclass::text FROM pg_index i
+                         WHERE i.indrelid = c.oid AND NOT i.indisprimary AND i.indkey[0] = (SELECT attnum FROM pg_attribute WHERE attrelid = c.oid AND attname = 'command_id')
+                         ORDER BY 1) AS by_command
+             FROM pg_class c
+            WHERE c.oid = ANY($1::regclass[]) OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = ANY($1::regclass[]))
+            ORDER BY 1`,
+          [LOGS],
+        )
+      ).rows;
+    const now = await keys();
+    expect(now.length).toBeGreaterThan(LOGS.length); // the partitions are checked too
+    for (const r of now) expect(r, r.t).toMatchObject({ key: 'PRIMARY KEY (command_id, log_seq, created_at)', by_command: [] });
+    const sql = readFileSync(join(MIGRATIONS_DIR, '1765000000000_update-log-keys.sql'), 'utf8').split('-- Down Migration');
+    await client.query('BEGIN');
+    try {
+      await client.query(sql[1]!);
+      for (const r of await keys()) {
+        expect(r.key, r.t).toBe('PRIMARY KEY (log_id, created_at)');
+        expect(r.by_command, r.t).toHaveLength(1);
+      }
+      await client.query(sql[0]!);
+      expect(await keys()).toEqual(now);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
 });

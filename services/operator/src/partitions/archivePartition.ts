@@ -125,18 +125,19 @@ export async function archivePartition(pool: Pool, opts: ArchiveOptions): Promis
   return { ...manifest, detachMs: detached?.ms ?? null };
 }
 
-/** Every row, one JSON object a line, in primary-key order (the partition's own index), a page at a time. */
+/** Every row, one JSON object a line, in primary-key order (command_id, log_seq: the partition's own index), a page at a time. */
 async function exportRows(c: PoolClient, table: string, path: string): Promise<number> {
   const gzip = createGzip();
   const out = createWriteStream(path, { flush: true });
   gzip.pipe(out);
   let rows = 0;
-  let after: { log_id: string; created_at: string } | null = null;
+  let after: { command_id: string; log_seq: number; created_at: string } | null = null;
   for (;;) {
-    const page: { rows: Array<{ line: string; log_id: string; created_at: string }> } = await c.query(
-      `SELECT row_to_json(t)::text AS line, log_id::text, created_at::text FROM ${qualified(table)} t
-        WHERE $1::uuid IS NULL OR (log_id, created_at) > ($1::uuid, $2::timestamptz) ORDER BY log_id, created_at LIMIT ${PAGE}`,
-      [after?.log_id ?? null, after?.created_at ?? null],
+    const page: { rows: Array<{ line: string; command_id: string; log_seq: number; created_at: string }> } = await c.query(
+      `SELECT row_to_json(t)::text AS line, command_id::text, log_seq, created_at::text FROM ${qualified(table)} t
+        WHERE $1::uuid IS NULL OR (command_id, log_seq, created_at) > ($1::uuid, $2::int, $3::timestamptz)
+        ORDER BY command_id, log_seq, created_at LIMIT ${PAGE}`,
+      [after?.command_id ?? null, after?.log_seq ?? null, after?.created_at ?? null],
     );
     for (const r of page.rows) if (!gzip.write(`${r.line}\n`)) await once(gzip, 'drain');
     rows += page.rows.length;
