@@ -485,6 +485,11 @@ export const SETTINGS = {
     roles: ['dev'],
     doc: 'Apache Kafka version of the broker or cluster the dev stack starts itself (jars from Maven Central into `deploy/kafka/libs/<version>/`, data per version). Both are tested (docs/testing.md); a Kafka already running is reused whatever its version.',
   }),
+  KAFKA_JARS_CACHE: def(text('a folder, or off'), undefined, {
+    group: 'Dev stack',
+    roles: ['dev'],
+    doc: 'Where the Kafka jars resolved once are kept for every checkout of this user (default `~/.cache/retail-ingest/kafka-libs`): a fresh clone copies them instead of starting Maven. `off`: always Maven.',
+  }),
   KAFKA_TESTCONTAINERS_IMAGE: def(text('an image'), 'confluentinc/cp-kafka:7.9.1', {
     group: 'Dev stack',
     roles: ['dev'],
