@@ -108,11 +108,21 @@ describe('a request traced into the projector', () => {
         'applied',
       );
 
-    const spans = tracing.spans();
-    const groups = spans.filter(
-      (s) =>
-        s.name === 'apply group' &&
-        requests.some((r) => s.links.length > 0 && spans.some((x) => x.traceId === r.traceId && s.links.includes(x.spanId))),
+    // A result is readable once the group's transaction committed, a moment before the projector
+    // ends the group's span: wait for the spans rather than read them once.
+    const { spans, groups } = await waitFor(
+      async () => {
+        const spans = tracing.spans();
+        const groups = spans.filter(
+          (s) =>
+            s.name === 'apply group' &&
+            requests.some((r) => s.links.length > 0 && spans.some((x) => x.traceId === r.traceId && s.links.includes(x.spanId))),
+        );
+        const applied = requests.every((r) => spans.some((s) => s.traceId === r.traceId && s.kind === SpanKind.CONSUMER));
+        return groups.length > 0 && applied ? { spans, groups } : undefined;
+      },
+      10_000,
+      'a group span and every apply span',
     );
     expect(groups.length).toBeGreaterThan(0); // the 4 may be split over batches, but at least one group forms
     for (const r of requests) {
