@@ -48,7 +48,7 @@ export async function endChecks(d: Deployment, t: Traffic, runDir: string, snaps
   // A 202'd command seen resolved while the soak ran may be pruned by now (RESULT_RETENTION is minutes
   // here, and 410 `expired` is then its right answer): its live resolution is what counts.
   const finalGet = async (id: string) => (t.resolved.has(id) ? { status: 200, body: null } : getCommand(gw.port, id));
-  const v = await verify(d.stack, t.sent, d.shops, { finalGet, connectionErrorsExpected: false });
+  const v = await verify(d.stack, await t.sent.readAll(), d.shops, { finalGet, connectionErrorsExpected: false });
   const failures = [...v.failures, ...t.failures];
   const info = [...v.info];
   const shops = d.shops.map((s) => s.shop);

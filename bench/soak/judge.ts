@@ -70,6 +70,7 @@ export function judge(i: JudgeInput): Verdict[] {
   out.push(
     clientVerdict(
       series(i.samples, (s) => s.client?.event_loop_p99_ms),
+      series(i.samples, (s) => s.client?.event_loop_max_ms),
       span,
     ),
   );

@@ -3,6 +3,7 @@
 // become the fault suite's `Sent` records; the other endpoints keep checks of their own here.
 import type { Sent, Target } from '../../tests/faults/load.ts';
 import { asSent, type Call, type Reply } from './client.ts';
+import { Spool } from './spool.ts';
 import {
   adminRequest,
   bulkRequest,
@@ -29,7 +30,8 @@ export function burstingShop(t: number, shops: number, b: Burst): number | null 
 }
 
 export interface Traffic {
-  sent: Sent[];
+  /** The checkable writes, spooled to a file until the end checks (spool.ts). */
+  sent: Spool<Sent>;
   /** Orders answered 200 (transaction id, rows accepted): each must be stored once. */
   orders: Map<string, number>;
   dryBarcodes: string[];
@@ -45,8 +47,8 @@ export interface Traffic {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function createTraffic(o: { tag: string; shops: SoakShop[]; gateways: Target[]; call: Call }): Traffic {
-  const sent: Sent[] = [];
+export function createTraffic(o: { tag: string; shops: SoakShop[]; gateways: Target[]; call: Call; spoolPath: string }): Traffic {
+  const sent = new Spool<Sent>(o.spoolPath);
   const orders = new Map<string, number>();
   const dryBarcodes: string[] = [];
   const resolved = new Set<string>();

@@ -183,18 +183,23 @@ export function outboxVerdict(unpublishedAtEnd: number, backlogSamples: Point[])
 }
 
 /**
- * The soak's own client kept up: its event-loop delay p99 at most `limitMs` (100) in every sample after
- * the warm-up. Reply times are measured in the client's event loop, so a client that stalls (its own
- * collections, too much to do) adds the stall to every reply it times, and a p99 that grows with the
- * client's heap would be the client's, not the service's.
+ * The soak's own client kept up: after the warm-up, its event-loop delay p99 at most `p99LimitMs` (100)
+ * and its longest stall at most `maxLimitMs` (250) in every sample. Reply times are measured in the
+ * client's event loop, so a stall (its own collections, too much to do) is added to every reply in
+ * flight: a few stalls of 150-350 ms a minute, invisible in the delay's p99, raised the reply p99 of
+ * every endpoint fourfold in a 60-minute run (spool.ts).
  */
-export function clientVerdict(loopP99Ms: Point[], span: Span, limitMs = 100): Verdict {
-  const inSpan = loopP99Ms.filter((p) => p.t >= span.from && p.t <= span.to);
-  const worst = inSpan.length ? Math.max(...inSpan.map((p) => p.v)) : null;
+export function clientVerdict(loopP99Ms: Point[], loopMaxMs: Point[], span: Span, p99LimitMs = 100, maxLimitMs = 250): Verdict {
+  const worst = (ps: Point[]) => {
+    const inSpan = ps.filter((p) => p.t >= span.from && p.t <= span.to);
+    return inSpan.length ? Math.max(...inSpan.map((p) => p.v)) : null;
+  };
+  const p99 = worst(loopP99Ms);
+  const max = worst(loopMaxMs);
   return {
-    name: `the soak's client kept up (event-loop p99 <= ${limitMs} ms every minute)`,
-    pass: worst !== null && worst <= limitMs,
-    detail: worst === null ? 'not measured' : `worst minute ${worst.toFixed(1)} ms over ${inSpan.length} samples`,
-    figures: { worst_event_loop_p99_ms: worst },
+    name: `the soak's client kept up (event-loop p99 <= ${p99LimitMs} ms and no stall over ${maxLimitMs} ms in any minute)`,
+    pass: p99 !== null && max !== null && p99 <= p99LimitMs && max <= maxLimitMs,
+    detail: p99 === null || max === null ? 'not measured' : `worst minute: p99 ${p99.toFixed(1)} ms, longest stall ${max.toFixed(1)} ms`,
+    figures: { worst_event_loop_p99_ms: p99, worst_event_loop_max_ms: max },
   };
 }
