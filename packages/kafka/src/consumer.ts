@@ -1,4 +1,5 @@
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, ConsumerRunConfig, Kafka } from 'kafkajs';
+import type { KafkaLog } from './client.ts';
 
 export interface IncomingMessage {
   topic: string;
@@ -31,8 +32,13 @@ export interface ConsumerOptions {
   autoCommit?: boolean;
   /** How long a fetch waits for new messages (kafkajs default 5 s); stopping waits for it too. */
   maxWaitTimeMs?: number;
-  /** Start each partition of the (single) topic at this offset instead of the group's position. */
-  startAt?: Map<number, string>;
+  /**
+   * Start each partition of the (single) topic at this offset instead of the group's position; read
+   * again when a crashed member is rebuilt, so it can follow the caller's progress.
+   */
+  startAt?: () => Map<number, string>;
+  /** Where a rebuild after a crash is reported (kafkajs logs the crash itself). */
+  log?: KafkaLog;
   /**
    * Group session timeout (default 10 s): how long the group waits for a silent member before
    * handing its partitions to the others, i.e. how long a killed process stalls its partitions.
@@ -47,18 +53,98 @@ export interface RunningConsumer {
   stop(): Promise<void>;
   /** True while the member has joined its group and holds its assignment (readiness). */
   joined(): boolean;
-  consumer: Consumer;
+  /** How many times the member was rebuilt after a crash kafkajs does not restart from. */
+  restarts(): number;
 }
 
-/** A consumer group member; offsets are committed only for messages the handler resolved. */
+/** How long to wait before the Nth rebuild of a crashed member (1 s, doubling, at most 30 s). */
+export function restartDelayMs(attempt: number): number {
+  return Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));
+}
+
+/**
+ * A consumer group member; offsets are committed only for messages the handler resolved.
+ *
+ * It stays a member for the life of the process. kafkajs restarts its consumer after a retriable
+ * crash only: a TypeError or RangeError anywhere in its fetch loop (its own races during a
+ * rebalance, kafkajs#558; a bug in a handler) or a non-retriable protocol error leaves a consumer
+ * that is disconnected for good in a process that looks alive. Then a new consumer joins the group
+ * in its place after a backoff, from the committed offsets (or from `startAt` as it reads then),
+ * so at worst the work since the last commit is done again: the projection is idempotent (D5).
+ */
 export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<RunningConsumer> {
-  const heartbeatInterval = opts.heartbeatIntervalMs ?? 1000;
-  const consumer = kafka.consumer({
+  let joined = false;
+  let stopping = false;
+  let restarts = 0;
+  let attempt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let member: Consumer | undefined;
+  let starting: Promise<void> | undefined;
+
+  const rebuild = (error: unknown): void => {
+    if (stopping) return;
+    attempt += 1;
+    const delayMs = restartDelayMs(attempt);
+    opts.log?.error(
+      { err: error instanceof Error ? error.message : String(error), attempt, delayMs, groupId: opts.groupId },
+      'kafka consumer stopped on an error kafkajs does not restart from; a new member joins after the delay',
+    );
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (stopping) return;
+      restarts += 1;
+      starting = startMember().catch(rebuild);
+    }, delayMs);
+  };
+
+  const startMember = async (): Promise<void> => {
+    const consumer = createMember(kafka, opts);
+    member = consumer;
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      joined = true;
+      attempt = 0;
+    });
+    consumer.on(consumer.events.REBALANCING, () => (joined = false));
+    consumer.on(consumer.events.STOP, () => (joined = false));
+    consumer.on(consumer.events.DISCONNECT, () => (joined = false));
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      joined = false;
+      // kafkajs has already disconnected this consumer; when it restarts it itself, leave it be.
+      if (!payload.restart && member === consumer) rebuild(payload.error);
+    });
+    try {
+      await consumer.connect();
+      for (const topic of opts.topics) await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning ?? true });
+      await consumer.run(runConfig(opts));
+    } catch (err) {
+      await consumer.disconnect().catch(() => {});
+      throw err;
+    }
+    const topic = opts.topics[0];
+    const startAt = opts.startAt?.();
+    if (startAt && topic) for (const [partition, offset] of startAt) consumer.seek({ topic, partition, offset });
+  };
+
+  await startMember();
+  return {
+    joined: () => joined,
+    restarts: () => restarts,
+    stop: async () => {
+      stopping = true;
+      clearTimeout(timer);
+      await starting?.catch(() => {});
+      await member?.disconnect();
+    },
+  };
+}
+
+function createMember(kafka: Kafka, opts: ConsumerOptions): Consumer {
+  return kafka.consumer({
     groupId: opts.groupId,
     sessionTimeout: opts.sessionTimeoutMs ?? 10_000,
-    heartbeatInterval,
-    // A crash of the consumer (a lost broker, a failed rejoin) restarts it, whatever the error:
-    // a process that stays up but consumes nothing is the worst of both.
+    heartbeatInterval: opts.heartbeatIntervalMs ?? 1000,
+    // kafkajs restarts the consumer itself after a retriable crash (a lost broker, a failed
+    // rejoin); runConsumer rebuilds it after any other.
     retry: { initialRetryTime: 300, retries: 10, maxRetryTime: 5000, restartOnFailure: async () => true },
     // What one fetch may bring: it is decompressed and decoded whole, so it bounds the consumer's
     // memory while it catches up (a replay, a projector back from an outage). 128 MB fetches of
@@ -70,15 +156,11 @@ export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<
     allowAutoTopicCreation: false,
     ...(opts.maxWaitTimeMs === undefined ? {} : { maxWaitTimeInMs: opts.maxWaitTimeMs }),
   });
-  let joined = false;
-  consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
-  consumer.on(consumer.events.REBALANCING, () => (joined = false));
-  consumer.on(consumer.events.CRASH, () => (joined = false));
-  consumer.on(consumer.events.STOP, () => (joined = false));
-  consumer.on(consumer.events.DISCONNECT, () => (joined = false));
-  await consumer.connect();
-  for (const topic of opts.topics) await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning ?? true });
-  await consumer.run({
+}
+
+function runConfig(opts: ConsumerOptions): ConsumerRunConfig {
+  const heartbeatInterval = opts.heartbeatIntervalMs ?? 1000;
+  return {
     autoCommit: opts.autoCommit ?? true,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 1,
@@ -117,8 +199,5 @@ export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<
       }
       if (opts.autoCommit ?? true) await commitOffsetsIfNecessary();
     },
-  });
-  const topic = opts.topics[0];
-  if (opts.startAt && topic) for (const [partition, offset] of opts.startAt) consumer.seek({ topic, partition, offset });
-  return { consumer, joined: () => joined, stop: () => consumer.disconnect() };
+  };
 }

@@ -249,6 +249,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
         topics: [deps.topics.commands],
         fromBeginning: true,
         partitionsConsumedConcurrently: 1,
+        log: deps.log,
         ...(deps.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: deps.sessionTimeoutMs }),
         ...(deps.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: deps.heartbeatIntervalMs }),
         ...(deps.fetchWaitMs === undefined ? {} : { maxWaitTimeMs: deps.fetchWaitMs }),

@@ -233,7 +233,8 @@ export async function startReplay(opts: ReplayOptions): Promise<ReplayRun> {
       autoCommit: false,
       // Short polls: the run follows a moving target and its stop should not wait out a long poll.
       maxWaitTimeMs: 250,
-      startAt: new Map([...position].map(([p, o]) => [p, String(o)])),
+      // Where the replay stands, read again if the consumer has to be rebuilt after a crash.
+      startAt: () => new Map([...position].map(([p, o]) => [p, String(o)])),
       partitionsConsumedConcurrently: opts.concurrency ?? 3,
     },
     {
