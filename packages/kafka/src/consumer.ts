@@ -86,7 +86,7 @@ export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<
     attempt += 1;
     const delayMs = restartDelayMs(attempt);
     opts.log?.error(
-      { err: error instanceof Error ? error.message : String(error), attempt, delayMs, groupId: opts.groupId },
+      { err: error instanceof Error ? error.message : String(error), cause: rootStack(error), attempt, delayMs, groupId: opts.groupId },
       'kafka consumer stopped on an error kafkajs does not restart from; a new member joins after the delay',
     );
     timer = setTimeout(() => {
@@ -136,6 +136,14 @@ export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<
       await member?.disconnect();
     },
   };
+}
+
+// kafkajs wraps the error that stopped it (KafkaJSNonRetriableError) and logs only the wrapper's
+// stack: the original's says where it happened.
+function rootStack(error: unknown): string | undefined {
+  let e: unknown = error;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  return e instanceof Error ? e.stack : undefined;
 }
 
 function createMember(kafka: Kafka, opts: ConsumerOptions): Consumer {
