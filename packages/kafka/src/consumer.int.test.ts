@@ -48,10 +48,12 @@ describe('runConsumer after a crash kafkajs does not restart from', () => {
     const seen: string[] = [];
     const logged: { msg: string; cause?: string }[] = [];
     let thrown = false;
+    let rebuilt = 0;
     const consumer = await runConsumer(kafka, {
       groupId: `test-restart-${randomUUID()}`,
       topics: [topic],
       maxWaitTimeMs: 100,
+      onRebuild: () => rebuilt++,
       log: { warn: () => {}, error: (o, msg) => logged.push({ msg, cause: (o as { cause?: string }).cause }) },
       eachBatch: async (messages, ctx) => {
         for (const m of messages) {
@@ -71,9 +73,10 @@ describe('runConsumer after a crash kafkajs does not restart from', () => {
     // 'one' failed and was not resolved, so the new member starts from it again.
     expect(seen.slice(0, 3)).toEqual(['one', 'one', 'two']);
     expect(consumer.restarts()).toBe(1);
-    const rebuilt = logged.find((l) => l.msg.includes('new member joins'));
+    expect(rebuilt).toBe(1);
+    const line = logged.find((l) => l.msg.includes('new member joins'));
     // Where the original error was thrown, not only kafkajs' wrapper.
-    expect(rebuilt?.cause).toContain('consumer.int.test.ts');
+    expect(line?.cause).toContain('consumer.int.test.ts');
     await until(() => consumer.joined(), 10_000, 'the rebuilt member to join');
   });
 

@@ -39,6 +39,8 @@ export interface ConsumerOptions {
   startAt?: () => Map<number, string>;
   /** Where a rebuild after a crash is reported (kafkajs logs the crash itself). */
   log?: KafkaLog;
+  /** Called as each rebuilt member starts (a metric). */
+  onRebuild?: () => void;
   /**
    * Group session timeout (default 10 s): how long the group waits for a silent member before
    * handing its partitions to the others, i.e. how long a killed process stalls its partitions.
@@ -93,6 +95,7 @@ export async function runConsumer(kafka: Kafka, opts: ConsumerOptions): Promise<
       timer = undefined;
       if (stopping) return;
       restarts += 1;
+      opts.onRebuild?.();
       starting = startMember().catch(rebuild);
     }, delayMs);
   };

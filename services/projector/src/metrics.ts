@@ -93,6 +93,11 @@ export function projectorMetrics(registry: Registry, lag: PartitionLag = new Par
       labelNames: ['class'],
       registers: [registry],
     }),
+    consumerRebuilds: new Counter({
+      name: 'projector_consumer_rebuilds_total',
+      help: 'Group members rebuilt after a consumer crash kafkajs does not restart from (docs/operations.md#faults-and-outages)',
+      registers: [registry],
+    }),
     retrying: new Gauge({
       name: 'projector_commands_retrying',
       help: 'Commands being retried now after a failed transaction (a database outage holds them here)',

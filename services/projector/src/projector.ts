@@ -70,7 +70,9 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
   const { pool, log } = deps;
   const maxAttempts = deps.maxAttempts ?? 3;
   const baseBackoff = deps.retryBackoffMs ?? 100;
-  const { applied, retries, retrying, groupSize, duration, transaction, lagOffsets, lag } = projectorMetrics(deps.registry);
+  const { applied, retries, retrying, groupSize, duration, transaction, lagOffsets, lag, consumerRebuilds } = projectorMetrics(
+    deps.registry,
+  );
 
   /**
    * Runs `fn` until it succeeds: transient failures are retried with backoff (doubling, at most 5 s
@@ -250,6 +252,7 @@ export async function startProjector(deps: ProjectorDeps): Promise<Projector> {
         fromBeginning: true,
         partitionsConsumedConcurrently: 1,
         log: deps.log,
+        onRebuild: () => consumerRebuilds.inc(),
         ...(deps.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: deps.sessionTimeoutMs }),
         ...(deps.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: deps.heartbeatIntervalMs }),
         ...(deps.fetchWaitMs === undefined ? {} : { maxWaitTimeMs: deps.fetchWaitMs }),
