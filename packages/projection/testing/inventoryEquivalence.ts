@@ -19,7 +19,7 @@ export const SEED = 20261123;
 /** The test timeout of a property. */
 export const PROPERTY_TIMEOUT = Math.max(120_000, RUNS * 2_000);
 export const SHOP = 'set-based.example';
-const LOC1 = '01900000-0000-7000-8000-0000000000a1';
+export const LOC1 = '01900000-0000-7000-8000-0000000000a1';
 const LOC2 = '01900000-0000-7000-8000-0000000000a2';
 const KNOWN = ['A', 'B', 'C'];
 

@@ -36,16 +36,19 @@ WITH input AS (
     FROM unnest($6::text[], $7::uuid[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[])
          WITH ORDINALITY AS u(barcode, location_id, v1, v2, v3, v4, v5, ord)
 ), prod AS (
-  SELECT barcode, product_id FROM products WHERE shop = $1 AND barcode = ANY(ARRAY(SELECT barcode FROM input WHERE location_id IS NOT NULL))
+  SELECT barcode, product_id FROM products WHERE shop = $1 AND barcode = ANY($6::text[])
 ), keys AS (
   SELECT DISTINCT p.product_id, i.location_id FROM input i JOIN prod p ON p.barcode = i.barcode WHERE i.location_id IS NOT NULL
 ), stored AS (
   SELECT l.ctid AS s_ctid, l.product_id, l.location_id, l.on_hand_qty AS s1, l.available_qty AS s2, l.allocated_qty AS s3,
          l.reserved_qty AS s4, l.incoming_qty AS s5, l.stock_event_seq AS s_seq, l.last_absolute_as_of AS s_as_of, l.updated_at AS s_updated
     FROM inventory_levels l
-   -- = ANY over both, as the decider path loads them: an index scan, or at worst one pass over the
-   -- table, never a scan per key (a join's nested loop would do that while the statistics say "empty")
-   WHERE l.shop = $1 AND l.product_id = ANY(ARRAY(SELECT product_id FROM keys)) AND l.location_id = ANY(ARRAY(SELECT DISTINCT location_id FROM keys))
+   -- = ANY over the bound arrays, as the decider path loads them: an index scan, or at worst one pass
+   -- over the table, never a scan per key (a join's nested loop would do that while the statistics
+   -- say "empty"); bound arrays are constants the planner hashes, where an ARRAY(SELECT ...) of the
+   -- keys was searched linearly for every row a scan read (snapshotSet.ts). A level carries its
+   -- product's barcode (the product id is derived from it, D3); the join below keeps the keys' pairs.
+   WHERE l.shop = $1 AND l.barcode = ANY($6::text[]) AND l.location_id = ANY($7::uuid[])
 ), lines AS (
   SELECT i.*, p.product_id, s.s_ctid, s.s1, s.s2, s.s3, s.s4, s.s5, s.s_seq, s.s_as_of, s.s_updated,
          (NOT $13::boolean AND coalesce($4::timestamptz < s.s_as_of, false)) AS stale,
@@ -131,6 +134,28 @@ export interface LevelWrites {
   events: Array<{ line: number; kind: StockEventKind; event: OutboxEvent }>;
 }
 
+/** LEVELS_SQL's parameters: columns of the lines. */
+export function levelWritesParams(
+  c: InventoryLevelsCommand | InventoryAvailableCommand,
+  lines: LevelWriteLine[],
+  changeType: InventoryChangeType,
+): unknown[] {
+  return [
+    c.shop,
+    c.command_id,
+    c.received_at,
+    c.inventory_as_of,
+    c.source_system,
+    lines.map((l) => l.barcode),
+    lines.map((l) => l.location_id),
+    ...QTY_FIELDS.map((_, k) => lines.map((l) => l.values[k] ?? null)),
+    c.payload.mode === 'delta',
+    c.idempotency_key ?? null,
+    changeType,
+    c.actor,
+  ];
+}
+
 /**
  * LEVELS_SQL for endpoint 3 and endpoint 5 alike (an available write is a levels write of one
  * location that gives only available_qty): the rows are written, and what the reply needs comes back.
@@ -141,21 +166,7 @@ export async function writeLevels(
   lines: LevelWriteLine[],
   changeType: InventoryChangeType,
 ): Promise<LevelWrites> {
-  const delta = c.payload.mode === 'delta';
-  const { rows } = await tx.query<LevelsOutcome>(LEVELS_SQL, [
-    c.shop,
-    c.command_id,
-    c.received_at,
-    c.inventory_as_of,
-    c.source_system,
-    lines.map((l) => l.barcode),
-    lines.map((l) => l.location_id),
-    ...QTY_FIELDS.map((_, k) => lines.map((l) => l.values[k] ?? null)),
-    delta,
-    c.idempotency_key ?? null,
-    changeType,
-    c.actor,
-  ]);
+  const { rows } = await tx.query<LevelsOutcome>(LEVELS_SQL, levelWritesParams(c, lines, changeType));
   const r = rows[0]!;
   return {
     updated: r.updated,
