@@ -3,6 +3,8 @@ export {
   withTransaction,
   LIVE_SEARCH_PATH,
   PREPARED_PER_SESSION,
+  PLAN_WITH_VALUES_FROM_LINES,
+  withValuesPlanned,
   type Pool,
   type PoolClient,
   type PoolOptions,

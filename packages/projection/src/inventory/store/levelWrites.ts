@@ -1,4 +1,4 @@
-import type { PoolClient } from '@ingest/db';
+import { PLAN_WITH_VALUES_FROM_LINES, withValuesPlanned, type PoolClient } from '@ingest/db';
 import {
   QTY_FIELDS,
   QTY_MAX,
@@ -166,7 +166,11 @@ export async function writeLevels(
   lines: LevelWriteLine[],
   changeType: InventoryChangeType,
 ): Promise<LevelWrites> {
-  const { rows } = await tx.query<LevelsOutcome>(LEVELS_SQL, levelWritesParams(c, lines, changeType));
+  const params = levelWritesParams(c, lines, changeType);
+  const { rows } =
+    lines.length >= PLAN_WITH_VALUES_FROM_LINES
+      ? await tx.query<LevelsOutcome>(withValuesPlanned(LEVELS_SQL, params))
+      : await tx.query<LevelsOutcome>(LEVELS_SQL, params);
   const r = rows[0]!;
   return {
     updated: r.updated,
