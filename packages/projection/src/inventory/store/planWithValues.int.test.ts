@@ -27,7 +27,7 @@ const snapshot = (n: number, i: number) =>
         location: { location_id: LOC1 },
         snapshot_date: '2026-11-02',
         lines: Array.from({ length: n }, (_, k) => ({ barcode: ['A', 'B', 'C', 'Z'][k % 4]!, on_hand_qty: k + i })),
-      } as never,
+      },
     },
     i,
   ) as InventorySnapshotCommand;

@@ -52,7 +52,7 @@ describe('the set-based reads of the levels, daily rows and products', () => {
       {
         kind: 'inventory.snapshot',
         asOf: '2026-11-02T01:00:00.000Z',
-        payload: { location: { location_id: LOC1 }, snapshot_date: '2026-11-02', lines } as never,
+        payload: { location: { location_id: LOC1 }, snapshot_date: '2026-11-02', lines },
       },
       1,
     );
