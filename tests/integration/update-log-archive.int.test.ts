@@ -26,7 +26,11 @@ beforeAll(async () => {
   const c = await pool.connect();
   await ensureLogPartitions(c, { now: new Date(JAN[0]), ahead: 1 }).finally(() => c.release());
   await insertLogRows(pool, { from: JAN[0], days: 59, n: 600, tag: 'jan-feb' });
-  await insertLogRows(pool, { from: '2026-11-01T00:00:00Z', days: 20, n: 300, tag: 'nov' });
+  // This month's rows: `partitions ensure` (below) makes this month's partition and moves them out of
+  // the default. A fixed month passed here only while it was the current one.
+  const now = new Date();
+  const thisMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString();
+  await insertLogRows(pool, { from: thisMonth, days: 20, n: 300, tag: 'this-month' });
 });
 afterAll(async () => {
   await pool?.end();
