@@ -36,6 +36,10 @@ export default defineConfig({
           // deadlines, resend windows, lingering closes) and child processes, which one worker (the
           // default here, CPUs - 1) ran one after the other: 28 s, against 12 s with three.
           maxWorkers: 3,
+          // A few unit tests do seconds of real work the first time (the OpenAPI linter loading its
+          // rules, two Node processes filling their heaps): on a slow day of this two-core machine
+          // with three workers, fresh clones saw both pass vitest's default 5 s. A hang still fails.
+          testTimeout: 20_000,
         },
       },
       {
