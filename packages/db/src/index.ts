@@ -4,7 +4,7 @@ export {
   LIVE_SEARCH_PATH,
   PREPARED_PER_SESSION,
   PLAN_WITH_VALUES_FROM_LINES,
-  withValuesPlanned,
+  querySized,
   type Pool,
   type PoolClient,
   type PoolOptions,

@@ -82,8 +82,8 @@ export function preparedStatements(client: pg.ClientBase, limit = PREPARED_PER_S
 }
 
 /**
- * A statement whose parameters include arrays as long as the command (its lines), run unnamed so that
- * PostgreSQL plans it with their values: a custom plan, where a bound array is a constant the planner
+ * A statement whose parameters include arrays as long as the command (its `lines`): from
+ * PLAN_WITH_VALUES_FROM_LINES lines it runs unnamed so that PostgreSQL plans it with their values: a custom plan, where a bound array is a constant the planner
  * can size and hash (`= ANY($n)` tested in O(1) a row). A named prepared statement switches to a
  * generic plan after five calls on its session, in which the array is an unknown parameter searched
  * linearly for every row a scan reads. Measured on one session, 32 locations, medians of 16 calls
@@ -92,11 +92,17 @@ export function preparedStatements(client: pg.ClientBase, limit = PREPARED_PER_S
  * 10,000 lines 2,900-3,000 / 380-420 ms. Below the crossover the prepared plan wins: planning is most
  * of a small statement's work (preparedStatements).
  */
-export function withValuesPlanned(text: string, values: unknown[]): pg.QueryConfig {
-  return { text, values };
+export async function querySized<R extends pg.QueryResultRow>(
+  client: Queryable,
+  text: string,
+  values: unknown[],
+  lines: number,
+): Promise<pg.QueryResult<R>> {
+  // A config object passes preparedStatements by: the statement runs unnamed.
+  return lines >= PLAN_WITH_VALUES_FROM_LINES ? client.query<R>({ text, values }) : client.query<R>(text, values);
 }
 
-/** How many lines make a set-based statement worth planning with its values (withValuesPlanned). */
+/** How many lines make a set-based statement worth planning with its values (querySized). */
 export const PLAN_WITH_VALUES_FROM_LINES = 200;
 
 /** The data model's schemas (migrations/): the live projection's tables resolve here. */

@@ -1,4 +1,4 @@
-import { PLAN_WITH_VALUES_FROM_LINES, withValuesPlanned, type PoolClient } from '@ingest/db';
+import { querySized, type PoolClient } from '@ingest/db';
 import {
   inventoryEvents,
   productNotFound,
@@ -185,10 +185,7 @@ export function snapshotParams(c: InventorySnapshotCommand, locationId: string):
 /** Endpoint 4 for a resolved location, set-based; the reply and events are built as decideSnapshot builds them. */
 export async function projectSnapshotSet(tx: PoolClient, c: InventorySnapshotCommand, locationId: string): Promise<Projection> {
   const params = snapshotParams(c, locationId);
-  const { rows } =
-    c.payload.lines.length >= PLAN_WITH_VALUES_FROM_LINES
-      ? await tx.query<SnapshotOutcome>(withValuesPlanned(SNAPSHOT_SQL, params))
-      : await tx.query<SnapshotOutcome>(SNAPSHOT_SQL, params);
+  const { rows } = await querySized<SnapshotOutcome>(tx, SNAPSHOT_SQL, params, c.payload.lines.length);
   const r = rows[0]!;
   // bigint quantities come back as JSON numbers: they are within QTY_MAX (2^53 - 1), checked by the gateway.
   const stock = r.events.map(([kind, product_id, barcode, previous, available, onHand, seq]) =>

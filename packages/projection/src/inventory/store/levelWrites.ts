@@ -1,4 +1,4 @@
-import { PLAN_WITH_VALUES_FROM_LINES, withValuesPlanned, type PoolClient } from '@ingest/db';
+import { querySized, type PoolClient } from '@ingest/db';
 import {
   QTY_FIELDS,
   QTY_MAX,
@@ -167,10 +167,7 @@ export async function writeLevels(
   changeType: InventoryChangeType,
 ): Promise<LevelWrites> {
   const params = levelWritesParams(c, lines, changeType);
-  const { rows } =
-    lines.length >= PLAN_WITH_VALUES_FROM_LINES
-      ? await tx.query<LevelsOutcome>(withValuesPlanned(LEVELS_SQL, params))
-      : await tx.query<LevelsOutcome>(LEVELS_SQL, params);
+  const { rows } = await querySized<LevelsOutcome>(tx, LEVELS_SQL, params, lines.length);
   const r = rows[0]!;
   return {
     updated: r.updated,

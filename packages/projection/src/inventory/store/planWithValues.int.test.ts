@@ -7,7 +7,7 @@ import { projectSnapshotSet } from '../snapshot/snapshotSet.ts';
 import { writeLevels } from './levelWrites.ts';
 
 // A set-based statement of a large command runs unnamed, planned with its values (pool.ts
-// withValuesPlanned): as a prepared statement it gets a generic plan after five calls, in which its
+// querySized): as a prepared statement it gets a generic plan after five calls, in which its
 // line arrays are unknown parameters searched linearly for every row a scan reads (a 10,000-line
 // snapshot: 2.9 s instead of 0.4 s). A small command's statement stays prepared: planning is most
 // of its work.
