@@ -78,6 +78,36 @@ export async function reset(pool: Pool): Promise<void> {
     );
 }
 
+/** A second shop for the properties of runs that mix shops: its own products A, B and C, and locations named as the first shop's are. */
+export const SHOP2 = 'second.example';
+const LOC4 = '01900000-0000-7000-8000-0000000000b1';
+const LOC5 = '01900000-0000-7000-8000-0000000000b2';
+
+export async function addSecondShop(pool: Pool): Promise<void> {
+  const at = '2026-11-01T00:00:00Z';
+  const cmd = '01900000-0000-7000-8000-000000000000';
+  await pool.query(
+    `INSERT INTO sot.locations (location_id, shop, name, created_at, updated_at, last_command_id) VALUES ($1, $3, 'one', $4, $4, $5), ($2, $3, 'two', $4, $4, $5)`,
+    [LOC4, LOC5, SHOP2, at, cmd],
+  );
+  await pool.query(
+    `INSERT INTO sot.location_identifiers (location_id, shop, identifier_type, identifier_value)
+     VALUES ($1, $3, 'code', 'store-1'), ($1, $3, 'code', 'shared'), ($2, $3, 'code', 'shared')`,
+    [LOC4, LOC5, SHOP2],
+  );
+  for (const b of KNOWN)
+    await pool.query(
+      `INSERT INTO public.products (product_id, shop, barcode, product_name, created_at, updated_at, last_command_id) VALUES ($1, $2, $3, $3, $4, $4, $5)`,
+      [productId(SHOP2, b), SHOP2, b, at, cmd],
+    );
+}
+
+/** command() for the second shop: the same body at its own locations. */
+export function commandOfSecondShop(b: Body, n: number): InventoryCommand {
+  const c = command(JSON.parse(JSON.stringify(b).replaceAll(LOC1, LOC4).replaceAll(LOC2, LOC5)) as Body, n);
+  return { ...c, shop: SHOP2 };
+}
+
 const barcode = fc.constantFrom('A', 'B', 'C', 'Z');
 const qty = fc.constantFrom(0, 1, 2, 5);
 const delta = fc.integer({ min: -3, max: 3 });
@@ -182,19 +212,22 @@ export function command(b: Body, n: number): InventoryCommand {
 /** The property: for random command sequences, `kind` set-based gives the deciders' replies, events and rows. */
 export async function sameAsDeciders(dbs: Databases, kind: InventoryCommand['kind']): Promise<void> {
   await fc.assert(
-    fc.asyncProperty(fc.array(body, { minLength: 1, maxLength: 8 }), async (bodies) => {
-      await reset(dbs.decider);
-      await reset(dbs.setBased);
-      for (const [i, b] of bodies.entries()) {
-        const c = command(b, i + 1);
-        const expected = await withTransaction(dbs.decider, (tx) => projectInventory(tx, c, { setBased: false }));
-        const actual = await withTransaction(dbs.setBased, (tx) => projectInventory(tx, c, { setBased: c.kind === kind }));
-        expect(actual.reply, `reply of command ${i + 1} (${c.kind})`).toEqual(expected.reply);
-        expect(JSON.stringify(actual.reply.body), 'key order of the stored reply').toBe(JSON.stringify(expected.reply.body));
-        expect(actual.events, `events of command ${i + 1}`).toEqual(expected.events);
-      }
-      expect(await rows(dbs.setBased)).toEqual(await rows(dbs.decider));
-    }),
+    fc.asyncProperty(fc.array(body, { minLength: 1, maxLength: 8 }), (bodies) => sequenceSameAsDeciders(dbs, kind, bodies)),
     { numRuns: RUNS, seed: SEED },
   );
+}
+
+/** One sequence of the property: from empty tables, `kind` set-based and the deciders give the same replies, events and rows. */
+export async function sequenceSameAsDeciders(dbs: Databases, kind: InventoryCommand['kind'], bodies: Body[]): Promise<void> {
+  await reset(dbs.decider);
+  await reset(dbs.setBased);
+  for (const [i, b] of bodies.entries()) {
+    const c = command(b, i + 1);
+    const expected = await withTransaction(dbs.decider, (tx) => projectInventory(tx, c, { setBased: false }));
+    const actual = await withTransaction(dbs.setBased, (tx) => projectInventory(tx, c, { setBased: c.kind === kind }));
+    expect(actual.reply, `reply of command ${i + 1} (${c.kind})`).toEqual(expected.reply);
+    expect(JSON.stringify(actual.reply.body), 'key order of the stored reply').toBe(JSON.stringify(expected.reply.body));
+    expect(actual.events, `events of command ${i + 1}`).toEqual(expected.events);
+  }
+  expect(await rows(dbs.setBased)).toEqual(await rows(dbs.decider));
 }

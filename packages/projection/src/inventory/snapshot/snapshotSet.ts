@@ -36,8 +36,18 @@ import type { Projection } from '../../projection.ts';
  * $15 actor (D28).
  */
 const QTY = QTY_FIELDS.join(', ');
-const differs = (a: string, b: string): string => [1, 2, 3, 4, 5].map((i) => `${a}${i} <> ${b}${i}`).join(' OR ');
-const qtyObject = (p: string): string => `jsonb_build_object(${QTY_FIELDS.map((f, i) => `'${f}', ${p}${i + 1}`).join(', ')})`;
+export const differs = (a: string, b: string): string => [1, 2, 3, 4, 5].map((i) => `${a}${i} <> ${b}${i}`).join(' OR ');
+export const qtyObject = (p: string): string => `jsonb_build_object(${QTY_FIELDS.map((f, i) => `'${f}', ${p}${i + 1}`).join(', ')})`;
+/**
+ * Whether a command moved a level (D15: otherwise the level keeps its updated_at and only gets the
+ * stamp), over a window `w` of the command's applied lines of the level in line order, whole frame:
+ * a new level, a stock event (the event seq moved), or quantities after the last line other than
+ * before the first. Lines that move a level and move it back leave it unmoved, as the decider says.
+ */
+export const moved = (w: string): string =>
+  `NOT first_value(has_before) OVER ${w} OR bool_or(zero_ev OR restore_ev) OVER ${w} OR ${[1, 2, 3, 4, 5]
+    .map((i) => `first_value(b${i}) OVER ${w} <> last_value(q${i}) OVER ${w}`)
+    .join(' OR ')}`;
 
 /** The statement's CTEs, which the bench's contract floor (bench/b1-floor.ts) extends with its outbox and result writes. */
 export const SNAPSHOT_CTES = `WITH input AS (
@@ -88,8 +98,10 @@ export const SNAPSHOT_CTES = `WITH input AS (
 ), per_product AS (
   SELECT r.*,
          coalesce(s_seq, 0) + sum((zero_ev OR restore_ev)::int) OVER (PARTITION BY product_id ORDER BY ord ROWS UNBOUNDED PRECEDING) AS seq_after,
-         bool_or(changed) OVER wa AS any_changed, bool_or(daily_step) OVER wa AS any_daily, max(ord) OVER wa = ord AS is_last
-    FROM restores r WINDOW wa AS (PARTITION BY product_id)
+         -- D15 narrow writes as the decider decides them: the command moved the level when the level
+         -- after its last line (quantities, event seq) is not the level before its first line
+         (${moved('wa')}) AS moved, bool_or(daily_step) OVER wa AS any_daily, last_value(ord) OVER wa = ord AS is_last
+    FROM restores r WINDOW wa AS (PARTITION BY product_id ORDER BY ord ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ), decided AS (
   -- in line order: log_seq numbers the changed lines
   SELECT x.*, CASE WHEN changed THEN count(*) FILTER (WHERE changed) OVER (ORDER BY ord ROWS UNBOUNDED PRECEDING) - 1 END AS log_seq
@@ -99,7 +111,7 @@ export const SNAPSHOT_CTES = `WITH input AS (
   UPDATE inventory_levels l
      SET on_hand_qty = f.q1, available_qty = f.q2, allocated_qty = f.q3, reserved_qty = f.q4, incoming_qty = f.q5,
          last_absolute_as_of = $5::timestamptz, stock_event_seq = f.seq_after,
-         updated_at = CASE WHEN f.any_changed THEN $4::timestamptz ELSE f.s_updated END,
+         updated_at = CASE WHEN f.moved THEN $4::timestamptz ELSE f.s_updated END,
          last_command_id = $3::uuid
     FROM decided f
    WHERE f.is_last AND f.had_level AND l.ctid = f.s_ctid AND l.ctid = ANY(ARRAY(SELECT s_ctid FROM decided WHERE is_last AND had_level))
@@ -143,15 +155,6 @@ SELECT (SELECT count(*) FROM decided)::int AS upserted,
                                   ORDER BY ord), '[]')
           FROM decided WHERE zero_ev OR restore_ev) AS events`;
 
-interface SnapshotOutcome {
-  upserted: number;
-  logs: number;
-  unresolved: string[];
-  stale_barcodes: string[];
-  stale_as_of: Date[];
-  events: Array<[StockEventKind, string, string, number, number, number, number]>;
-}
-
 /** The statement's parameters: columns of the lines, not a JSON document (no per-line objects to build). */
 export function snapshotParams(c: InventorySnapshotCommand, locationId: string): unknown[] {
   const lines = c.payload.lines;
@@ -186,7 +189,21 @@ export function snapshotParams(c: InventorySnapshotCommand, locationId: string):
 export async function projectSnapshotSet(tx: PoolClient, c: InventorySnapshotCommand, locationId: string): Promise<Projection> {
   const params = snapshotParams(c, locationId);
   const { rows } = await querySized<SnapshotOutcome>(tx, SNAPSHOT_SQL, params, c.payload.lines.length);
-  const r = rows[0]!;
+  return snapshotProjection(c, locationId, rows[0]!);
+}
+
+/** What the set-based statements count for a command (SNAPSHOT_SQL, and per command SNAPSHOT_RUN_SQL). */
+export interface SnapshotOutcome {
+  upserted: number;
+  logs: number;
+  unresolved: string[];
+  stale_barcodes: string[];
+  stale_as_of: Date[];
+  events: Array<[StockEventKind, string, string, number, number, number, number]>;
+}
+
+/** A command's reply and events from what its statement counted, as decideSnapshot builds them. */
+export function snapshotProjection(c: InventorySnapshotCommand, locationId: string, r: SnapshotOutcome): Projection {
   // bigint quantities come back as JSON numbers: they are within QTY_MAX (2^53 - 1), checked by the gateway.
   const stock = r.events.map(([kind, product_id, barcode, previous, available, onHand, seq]) =>
     stockEvent(c, kind, 'snapshot', {
