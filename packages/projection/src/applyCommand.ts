@@ -4,6 +4,7 @@ import type { TopicNames } from '@ingest/kafka';
 import { injectTraceHeaders } from '@ingest/runtime';
 import { projectDailySnapshot } from './inventory/projectDailySnapshot.ts';
 import { projectInventory, refsOf } from './inventory/projectInventory.ts';
+import { projectSnapshotRun, snapshotRunFrom } from './inventory/snapshot/index.ts';
 import { loadLocationMatchesOf } from './inventory/store/index.ts';
 import type { Projection } from './projection.ts';
 import { projectOrderLines } from './orders/projectOrderLines.ts';
@@ -72,11 +73,12 @@ export interface GroupOptions {
  * applyCommand for a run of commands of one partition in one transaction, with what each command
  * did one by one in a few statements for the whole run: the claims, position and shop locks
  * (processedCommands.claimGroup), the shops' parked commands (parkedCommands.firstOpenOf, read
- * after the locks, as applyCommand does), the inventory commands' locations (loadLocationMatchesOf)
- * and at the end every stored reply and outbox row (outbox.storeOutcomes). Each command is
- * projected in log order in between, inside `each` (its span and log context). The outcomes are
- * applyCommand's, command by command (applyGroup.int.test.ts); a failure anywhere leaves the
- * transaction to be rolled back.
+ * after the locks, as applyCommand does), the inventory commands' locations (loadLocationMatchesOf),
+ * consecutive small snapshots in one statement (snapshotRunFrom, projectSnapshotRun) and at the end every
+ * stored reply and outbox row (outbox.storeOutcomes). Each command is projected in log order in
+ * between, inside `each` (its span and log context; a run of snapshots is written inside its first
+ * command's). The outcomes are applyCommand's, command by command (applyGroup.int.test.ts); a
+ * failure anywhere leaves the transaction to be rolled back.
  */
 export async function applyGroup(
   tx: PoolClient,
@@ -90,10 +92,14 @@ export async function applyGroup(
   const go = await processedCommands.claimGroup(tx, first.at, claims, opts.checkpoint);
   const shops = [...new Set(group.filter((_, i) => go[i]).map((g) => g.c.shop))];
   const blockers = opts.parkBehind ? await parkedCommands.firstOpenOf(tx, shops) : new Map<string, string>();
+  const projected = (i: number): boolean => go[i] === true && !blockers.has(group[i]!.c.shop);
   const loaded = await loadGroupLocations(
     tx,
-    group.filter((g, i) => go[i] && !blockers.has(g.c.shop)).map((g) => g.c),
+    group.filter((_, i) => projected(i)).map((g) => g.c),
   );
+  const commands = group.map((g) => g.c);
+  // Projections of the snapshots a run's statement wrote ahead of their turn, by index in the group.
+  const ahead = new Map<number, Projection>();
   const stored: outbox.Outcome[] = [];
   const outcomes: ApplyOutcome[] = [];
   for (const [i, { c, at, recordHeaders, message }] of group.entries()) {
@@ -105,7 +111,15 @@ export async function applyGroup(
           await parkBehind(tx, c, at, message ?? Buffer.alloc(0), blocker);
           return 'parked';
         }
-        const { reply, events } = await projectCommand(tx, c, loaded);
+        if (!ahead.has(i)) {
+          const run = snapshotRunFrom(commands, i, projected, loaded);
+          if (run.items.length > 1) {
+            const projections = await projectSnapshotRun(tx, run.items);
+            run.indexes.forEach((k, j) => ahead.set(k, projections[j]!));
+          }
+        }
+        const { reply, events } = ahead.get(i) ?? (await projectCommand(tx, c, loaded));
+        ahead.delete(i);
         // A shop's locations just changed: its later commands of the group load theirs as they come.
         if (c.kind === 'locations.register') loaded.delete(c.shop);
         if (opts.sideEffects)

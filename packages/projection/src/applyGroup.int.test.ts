@@ -4,8 +4,10 @@ import { withTransaction, type Pool } from '@ingest/db';
 import type { Command, RegisterLocationsCommand } from '@ingest/domain';
 import { DEFAULT_TOPICS } from '@ingest/kafka';
 import {
+  addSecondShop,
   body,
   command,
+  commandOfSecondShop,
   PROPERTY_TIMEOUT,
   reset,
   rows,
@@ -18,17 +20,19 @@ import {
 import { applyCommand, applyGroup, type ApplyOutcome } from './applyCommand.ts';
 
 // applyGroup (a live group transaction: the run's claims, parked check, locations and outcomes
-// loaded or stored once for the whole run) against applyCommand one command at a time: random runs
-// of inventory writes of every kind, with the same command twice and a locations.register in the
-// middle that gives a ref used before and after it a location, must give the same outcomes, rows,
-// stored replies (byte for byte) and outbox rows in the same order.
+// loaded or stored once for the whole run, consecutive snapshots in one statement) against
+// applyCommand one command at a time: random runs of inventory writes of every kind for two shops
+// interleaved, with the same command twice and a locations.register in the middle that gives a ref
+// used before and after it a location, must give the same outcomes, rows, stored replies (byte for
+// byte) and outbox rows in the same order. applyCommand projects each command as the deciders do
+// (the *.equivalence.int.test.ts properties).
 const dbs = twoDatabases('apply_group');
 const TOPIC = 'ingest.commands.v1';
 const LOC3 = '01900000-0000-7000-8000-0000000000a3';
 
-type Step = { body: Body } | { register: true } | { again: number };
+type Step = { body: Body; second: boolean } | { register: true } | { again: number };
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 6, arbitrary: body.map((b) => ({ body: b })) },
+  { weight: 6, arbitrary: fc.record({ body, second: fc.boolean() }) },
   { weight: 1, arbitrary: fc.constant({ register: true as const }) },
   { weight: 1, arbitrary: fc.nat({ max: 10 }).map((n) => ({ again: n })) },
 );
@@ -58,13 +62,14 @@ function commandsOf(steps: Step[]): Command[] {
         payload: { locations: [{ location_id: LOC3, name: 'late', identifiers: [{ identifier_type: 'code', identifier_value: 'late' }] }] },
       };
       out.push(register);
-    } else out.push(command(s.body, i + 1));
+    } else out.push(s.second ? commandOfSecondShop(s.body, i + 1) : command(s.body, i + 1));
   }
   return out;
 }
 
 async function resetAll(pool: Pool): Promise<void> {
   await reset(pool);
+  await addSecondShop(pool);
   await pool.query(
     'TRUNCATE agent_runtime.processed_commands, agent_runtime.command_results, agent_runtime.outbox, agent_runtime.projector_checkpoints',
   );
