@@ -6,8 +6,7 @@
 // docs/benchmarks.md "A run of snapshots in one statement".
 import { createPool, lockShop, withTransaction } from '@ingest/db';
 import type { InventorySnapshotCommand } from '@ingest/domain';
-import { projectSnapshotRun } from '../packages/projection/src/inventory/snapshot/snapshotRun.ts';
-import { projectSnapshotSet } from '../packages/projection/src/inventory/snapshot/snapshotSet.ts';
+import { projectSnapshotRun, projectSnapshotSet } from '@ingest/projection';
 import { createBenchDatabase, dropBenchDatabases, prepareTemplate } from './lib/db.ts';
 
 const SHOP = 'run.example';

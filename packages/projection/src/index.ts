@@ -29,5 +29,5 @@ export {
   type ParkedRow,
 } from './parked/resolveParked.ts';
 export { projectInventory, type InventoryPath } from './inventory/projectInventory.ts';
-export { SNAPSHOT_CTES, snapshotParams } from './inventory/snapshot/index.ts';
+export { projectSnapshotRun, projectSnapshotSet, SNAPSHOT_CTES, snapshotParams } from './inventory/snapshot/index.ts';
 export type { CommandPosition } from '@ingest/db';
