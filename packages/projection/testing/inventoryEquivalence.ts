@@ -59,23 +59,7 @@ export async function rows(pool: Pool): Promise<Record<string, unknown[]>> {
 export async function reset(pool: Pool): Promise<void> {
   await pool.query(`TRUNCATE sot.inventory_levels, sot.inventory_daily_snapshots, sot.inventory_update_logs, agent_runtime.idempotency_keys,
                     sot.location_identifiers, sot.locations, public.products`);
-  const at = '2026-11-01T00:00:00Z';
-  const cmd = '01900000-0000-7000-8000-000000000000';
-  await pool.query(
-    `INSERT INTO sot.locations (location_id, shop, name, created_at, updated_at, last_command_id) VALUES ($1, $3, 'one', $4, $4, $5), ($2, $3, 'two', $4, $4, $5)`,
-    [LOC1, LOC2, SHOP, at, cmd],
-  );
-  // 'shared' names both locations: ambiguous; 'store-1' names LOC1 only.
-  await pool.query(
-    `INSERT INTO sot.location_identifiers (location_id, shop, identifier_type, identifier_value)
-     VALUES ($1, $3, 'code', 'store-1'), ($1, $3, 'code', 'shared'), ($2, $3, 'code', 'shared')`,
-    [LOC1, LOC2, SHOP],
-  );
-  for (const b of KNOWN)
-    await pool.query(
-      `INSERT INTO public.products (product_id, shop, barcode, product_name, created_at, updated_at, last_command_id) VALUES ($1, $2, $3, $3, $4, $4, $5)`,
-      [productId(SHOP, b), SHOP, b, at, cmd],
-    );
+  await addShop(pool, SHOP, LOC1, LOC2);
 }
 
 /** A second shop for the properties of runs that mix shops: its own products A, B and C, and locations named as the first shop's are. */
@@ -84,21 +68,27 @@ const LOC4 = '01900000-0000-7000-8000-0000000000b1';
 const LOC5 = '01900000-0000-7000-8000-0000000000b2';
 
 export async function addSecondShop(pool: Pool): Promise<void> {
+  await addShop(pool, SHOP2, LOC4, LOC5);
+}
+
+/** A shop's two locations and its known products. */
+async function addShop(pool: Pool, shop: string, one: string, two: string): Promise<void> {
   const at = '2026-11-01T00:00:00Z';
   const cmd = '01900000-0000-7000-8000-000000000000';
   await pool.query(
     `INSERT INTO sot.locations (location_id, shop, name, created_at, updated_at, last_command_id) VALUES ($1, $3, 'one', $4, $4, $5), ($2, $3, 'two', $4, $4, $5)`,
-    [LOC4, LOC5, SHOP2, at, cmd],
+    [one, two, shop, at, cmd],
   );
+  // 'shared' names both locations: ambiguous; 'store-1' names the first only.
   await pool.query(
     `INSERT INTO sot.location_identifiers (location_id, shop, identifier_type, identifier_value)
      VALUES ($1, $3, 'code', 'store-1'), ($1, $3, 'code', 'shared'), ($2, $3, 'code', 'shared')`,
-    [LOC4, LOC5, SHOP2],
+    [one, two, shop],
   );
   for (const b of KNOWN)
     await pool.query(
       `INSERT INTO public.products (product_id, shop, barcode, product_name, created_at, updated_at, last_command_id) VALUES ($1, $2, $3, $3, $4, $4, $5)`,
-      [productId(SHOP2, b), SHOP2, b, at, cmd],
+      [productId(shop, b), shop, b, at, cmd],
     );
 }
 
