@@ -112,7 +112,8 @@ export async function applyGroup(
           return 'parked';
         }
         if (!ahead.has(i)) {
-          const run = snapshotRunFrom(commands, i, projected, loaded);
+          // A snapshot an earlier run wrote is passed over like a duplicate: it must not be written twice.
+          const run = snapshotRunFrom(commands, i, (k) => projected(k) && !ahead.has(k), loaded);
           if (run.items.length > 1) {
             const projections = await projectSnapshotRun(tx, run.items);
             run.indexes.forEach((k, j) => ahead.set(k, projections[j]!));

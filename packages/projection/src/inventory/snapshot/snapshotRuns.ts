@@ -21,16 +21,18 @@ export interface SnapshotRun {
 }
 
 /**
- * The snapshots projected one after the other from `from` on, whose locations resolve: the run's
- * statement takes them together (projectSnapshotRun) and gives what they give one by one. A command
- * that is not projected here (a duplicate, or parked behind its shop's parked command) changes no
- * inventory row and does not end the run; any other projected command does, as does a snapshot the
- * set-based statement does not take (its location does not resolve), one of more than
- * RUN_COMMAND_MAX_LINES lines, or one of a shop whose
- * locations are not loaded (a locations.register came before it in the group). A run also ends
- * before a command whose business date does not follow its as-of time as the run's do (the
- * statement relies on a level's days never going back, see snapshotRun.ts; they could only if
- * BUSINESS_TIMEZONE changed between two commands).
+ * The run of snapshots from `from` on that the run's statement takes together (projectSnapshotRun)
+ * and that gives what they give one by one: snapshots whose locations resolve, of at most
+ * RUN_COMMAND_MAX_LINES lines, in log order. Commands of different shops touch different rows (every
+ * row is a shop's, D3), so a shop's snapshots join the run until a command of THAT shop that the run
+ * does not take (another kind, a snapshot it cannot take, or one past RUN_MAX_LINES): from there on
+ * the shop's commands wait for their turn, in order, while other shops' snapshots may still join.
+ * A command that is not projected here (`projected` false: a duplicate, parked behind its shop's
+ * parked command, or a snapshot an earlier run of the group wrote already) is passed over. After a locations.register its shop's locations are
+ * no longer loaded: the register itself is a command the run does not take, so nothing of its shop
+ * after it joins. A snapshot whose business date does not follow its as-of time as the run's do
+ * does not join either (the statement relies on a level's days never going back, see
+ * snapshotRun.ts; they could only if BUSINESS_TIMEZONE changed between two commands).
  */
 export function snapshotRunFrom(
   commands: readonly Command[],
@@ -39,19 +41,38 @@ export function snapshotRunFrom(
   loaded: ReadonlyMap<string, ReadonlyMap<string, string[]>>,
 ): SnapshotRun {
   const run: SnapshotRun = { items: [], indexes: [] };
+  // Shops with a command the run does not take: their later commands keep their turn.
+  const waiting = new Set<string>();
   let lines = 0;
   for (let i = from; i < commands.length; i++) {
     if (!projected(i)) continue;
     const c = commands[i]!;
-    if (c.kind !== 'inventory.snapshot' || c.payload.lines.length > RUN_COMMAND_MAX_LINES) break;
-    const where = resolveLocation(loaded.get(c.shop)?.get(locationRefKey(c.payload.location)));
-    if (!where.ok || (run.items.length > 0 && lines + c.payload.lines.length > RUN_MAX_LINES)) break;
-    if (!run.items.every((item) => daysFollowTimes(item.c, c))) break;
-    lines += c.payload.lines.length;
-    run.items.push({ c, locationId: where.location_id });
+    if (waiting.has(c.shop)) continue;
+    const item = taken(c, run, lines, loaded);
+    if (item === null) {
+      if (i === from) return run;
+      waiting.add(c.shop);
+      continue;
+    }
+    lines += item.c.payload.lines.length;
+    run.items.push(item);
     run.indexes.push(i);
   }
   return run;
+}
+
+/** The command as the run's next snapshot with its location, or null when the run cannot take it. */
+function taken(
+  c: Command,
+  run: SnapshotRun,
+  lines: number,
+  loaded: ReadonlyMap<string, ReadonlyMap<string, string[]>>,
+): SnapshotItem | null {
+  if (c.kind !== 'inventory.snapshot' || c.payload.lines.length > RUN_COMMAND_MAX_LINES) return null;
+  if (run.items.length > 0 && lines + c.payload.lines.length > RUN_MAX_LINES) return null;
+  const where = resolveLocation(loaded.get(c.shop)?.get(locationRefKey(c.payload.location)));
+  if (!where.ok || !run.items.every((item) => daysFollowTimes(item.c, c))) return null;
+  return { c, locationId: where.location_id };
 }
 
 /** As-of times and business dates of two snapshots in the same order (an equal time, an equal date). */

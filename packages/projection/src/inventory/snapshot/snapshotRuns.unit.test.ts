@@ -30,13 +30,14 @@ const loaded = new Map([
 const all = () => true;
 
 describe('snapshotRunFrom', () => {
-  it('takes consecutive snapshots of any shop whose locations resolve', () => {
-    const commands = [snapshot('a', 1), snapshot('b', 2), snapshot('a', 3), other, snapshot('a', 4)];
+  it('takes snapshots of any shop whose locations resolve, each shop until a command of its own it does not take', () => {
+    const commands = [snapshot('a', 1), snapshot('b', 2), snapshot('a', 3), other, snapshot('a', 4), snapshot('b', 5)];
     const run = snapshotRunFrom(commands, 0, all, loaded);
-    expect(run.indexes).toEqual([0, 1, 2]);
-    expect(run.items.map((i) => i.locationId)).toEqual([LOC, LOC, LOC]);
+    // shop a waits from `other` on (a's 4 keeps its turn after it); shop b goes on
+    expect(run.indexes).toEqual([0, 1, 2, 5]);
+    expect(run.items.map((i) => i.locationId)).toEqual([LOC, LOC, LOC, LOC]);
     expect(snapshotRunFrom(commands, 3, all, loaded).indexes).toEqual([]);
-    expect(snapshotRunFrom(commands, 4, all, loaded).indexes).toEqual([4]);
+    expect(snapshotRunFrom(commands, 4, all, loaded).indexes).toEqual([4, 5]);
   });
 
   it('passes over commands not projected here (duplicates, parked) without ending the run', () => {
@@ -44,10 +45,11 @@ describe('snapshotRunFrom', () => {
     expect(snapshotRunFrom(commands, 0, (i) => i !== 1, loaded).indexes).toEqual([0, 2]);
   });
 
-  it('ends at a snapshot whose location does not resolve, or whose shop has no loaded locations', () => {
+  it('a snapshot whose location does not resolve, or whose shop has no loaded locations, holds its shop back', () => {
     const unresolved = snapshot('a', 2, { location: { identifier_type: 'code', identifier_value: 'nowhere' } });
-    expect(snapshotRunFrom([snapshot('a', 1), unresolved, snapshot('a', 3)], 0, all, loaded).indexes).toEqual([0]);
-    expect(snapshotRunFrom([snapshot('a', 1), snapshot('c', 2)], 0, all, loaded).indexes).toEqual([0]);
+    expect(snapshotRunFrom([snapshot('a', 1), unresolved, snapshot('a', 3), snapshot('b', 4)], 0, all, loaded).indexes).toEqual([0, 3]);
+    expect(snapshotRunFrom([snapshot('a', 1), snapshot('c', 2), snapshot('c', 3)], 0, all, loaded).indexes).toEqual([0]);
+    expect(snapshotRunFrom([unresolved, snapshot('b', 4)], 0, all, loaded).indexes).toEqual([]);
   });
 
   it('goes on in a further statement past RUN_MAX_LINES lines, and leaves commands of more than RUN_COMMAND_MAX_LINES alone', () => {
