@@ -74,10 +74,10 @@ export interface GroupOptions {
  * did one by one in a few statements for the whole run: the claims, position and shop locks
  * (processedCommands.claimGroup), the shops' parked commands (parkedCommands.firstOpenOf, read
  * after the locks, as applyCommand does), the inventory commands' locations (loadLocationMatchesOf),
- * consecutive small snapshots in one statement (snapshotRunFrom, projectSnapshotRun) and at the end every
- * stored reply and outbox row (outbox.storeOutcomes). Each command is projected in log order in
- * between, inside `each` (its span and log context; a run of snapshots is written inside its first
- * command's). The outcomes are applyCommand's, command by command (applyGroup.int.test.ts); a
+ * runs of small snapshots in one statement each (snapshotRunFrom, projectSnapshotRun) and at the end
+ * every stored reply and outbox row (outbox.storeOutcomes). Each command is projected in log order
+ * in between, inside `each` (its span and log context; a run is written inside its first command's,
+ * and its other snapshots, each still after every earlier command of its shop, ahead of their turn). The outcomes are applyCommand's, command by command (applyGroup.int.test.ts); a
  * failure anywhere leaves the transaction to be rolled back.
  */
 export async function applyGroup(
