@@ -28,11 +28,12 @@ export interface SnapshotRun {
  * does not take (another kind, a snapshot it cannot take, or one past RUN_MAX_LINES): from there on
  * the shop's commands wait for their turn, in order, while other shops' snapshots may still join.
  * A command that is not projected here (`projected` false: a duplicate, parked behind its shop's
- * parked command, or a snapshot an earlier run of the group wrote already) is passed over. After a locations.register its shop's locations are
- * no longer loaded: the register itself is a command the run does not take, so nothing of its shop
- * after it joins. A snapshot whose business date does not follow its as-of time as the run's do
- * does not join either (the statement relies on a level's days never going back, see
- * snapshotRun.ts; they could only if BUSINESS_TIMEZONE changed between two commands).
+ * parked command, or a snapshot an earlier run of the group wrote already) is passed over. After a
+ * locations.register its shop's locations are no longer loaded: the register itself is a command
+ * the run does not take, so nothing of its shop after it joins. A snapshot whose business date does
+ * not follow its as-of time as the run's do does not join either (DayOrder; the statement relies on
+ * a level's days never going back, see snapshotRun.ts; they could only if BUSINESS_TIMEZONE changed
+ * between two commands).
  */
 export function snapshotRunFrom(
   commands: readonly Command[],
@@ -43,18 +44,20 @@ export function snapshotRunFrom(
   const run: SnapshotRun = { items: [], indexes: [] };
   // Shops with a command the run does not take: their later commands keep their turn.
   const waiting = new Set<string>();
+  const days = new DayOrder();
   let lines = 0;
   for (let i = from; i < commands.length; i++) {
     if (!projected(i)) continue;
     const c = commands[i]!;
     if (waiting.has(c.shop)) continue;
-    const item = taken(c, run, lines, loaded);
+    const item = taken(c, run, lines, loaded, days);
     if (item === null) {
       if (i === from) return run;
       waiting.add(c.shop);
       continue;
     }
     lines += item.c.payload.lines.length;
+    days.add(item.c);
     run.items.push(item);
     run.indexes.push(i);
   }
@@ -67,17 +70,39 @@ function taken(
   run: SnapshotRun,
   lines: number,
   loaded: ReadonlyMap<string, ReadonlyMap<string, string[]>>,
+  days: DayOrder,
 ): SnapshotItem | null {
   if (c.kind !== 'inventory.snapshot' || c.payload.lines.length > RUN_COMMAND_MAX_LINES) return null;
   if (run.items.length > 0 && lines + c.payload.lines.length > RUN_MAX_LINES) return null;
   const where = resolveLocation(loaded.get(c.shop)?.get(locationRefKey(c.payload.location)));
-  if (!where.ok || !run.items.every((item) => daysFollowTimes(item.c, c))) return null;
+  if (!where.ok || !days.fits(c)) return null;
   return { c, locationId: where.location_id };
 }
 
-/** As-of times and business dates of two snapshots in the same order (an equal time, an equal date). */
-export function daysFollowTimes(a: InventorySnapshotCommand, b: InventorySnapshotCommand): boolean {
-  const time = Math.sign(Date.parse(a.inventory_as_of) - Date.parse(b.inventory_as_of));
-  const day = Math.sign(a.payload.snapshot_date.localeCompare(b.payload.snapshot_date));
-  return time === 0 ? day === 0 : day === 0 || day === time;
+/**
+ * The snapshots of a run, whose business dates follow their as-of times: of any two, the later as-of
+ * time has the same or a later date, and an equal time the same date. Kept as each date's earliest
+ * and latest as-of time, so a snapshot is checked against the dates (one or two in practice), not
+ * against every snapshot of the run: a pairwise check cost 85 ms for a run of 500 one-line
+ * snapshots, 2.3 s for 4,000.
+ */
+export class DayOrder {
+  readonly #times = new Map<string, { first: number; last: number }>();
+
+  /** Whether `c` keeps the order: every earlier date's times before its own, every later date's after. */
+  fits(c: InventorySnapshotCommand): boolean {
+    const time = Date.parse(c.inventory_as_of);
+    const day = c.payload.snapshot_date;
+    for (const [d, { first, last }] of this.#times) if ((d < day && last >= time) || (d > day && first <= time)) return false;
+    return true;
+  }
+
+  add(c: InventorySnapshotCommand): void {
+    const time = Date.parse(c.inventory_as_of);
+    const t = this.#times.get(c.payload.snapshot_date);
+    if (t) {
+      t.first = Math.min(t.first, time);
+      t.last = Math.max(t.last, time);
+    } else this.#times.set(c.payload.snapshot_date, { first: time, last: time });
+  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { locationRefKey, type Command, type InventorySnapshotCommand } from '@ingest/domain';
-import { daysFollowTimes, RUN_COMMAND_MAX_LINES, RUN_MAX_LINES, snapshotRunFrom } from './snapshotRuns.ts';
+import { DayOrder, RUN_COMMAND_MAX_LINES, RUN_MAX_LINES, snapshotRunFrom } from './snapshotRuns.ts';
 
 const LOC = '01900000-0000-7000-8000-0000000000a1';
 const ref = { location_id: LOC };
@@ -68,13 +68,24 @@ describe('snapshotRunFrom', () => {
       const c = snapshot('a', 1) as InventorySnapshotCommand;
       return { ...c, inventory_as_of: asOf, payload: { ...c.payload, snapshot_date: day } } as InventorySnapshotCommand;
     };
+    const after = (run: InventorySnapshotCommand[], next: InventorySnapshotCommand) => {
+      const days = new DayOrder();
+      run.forEach((c) => days.add(c));
+      return days.fits(next);
+    };
     const early = at('2026-11-02T10:00:00.000Z', '2026-11-02');
-    expect(daysFollowTimes(early, at('2026-11-02T11:00:00.000Z', '2026-11-02'))).toBe(true);
-    expect(daysFollowTimes(early, at('2026-11-03T11:00:00.000Z', '2026-11-03'))).toBe(true);
-    expect(daysFollowTimes(early, at('2026-11-01T11:00:00.000Z', '2026-11-01'))).toBe(true);
+    expect(after([early], at('2026-11-02T11:00:00.000Z', '2026-11-02'))).toBe(true);
+    expect(after([early], at('2026-11-03T11:00:00.000Z', '2026-11-03'))).toBe(true);
+    expect(after([early], at('2026-11-01T11:00:00.000Z', '2026-11-01'))).toBe(true);
     // another business time zone: later, yet a day earlier; or the same instant on another day
-    expect(daysFollowTimes(early, at('2026-11-02T11:00:00.000Z', '2026-11-01'))).toBe(false);
-    expect(daysFollowTimes(early, at('2026-11-02T10:00:00.000Z', '2026-11-03'))).toBe(false);
+    expect(after([early], at('2026-11-02T11:00:00.000Z', '2026-11-01'))).toBe(false);
+    expect(after([early], at('2026-11-02T10:00:00.000Z', '2026-11-03'))).toBe(false);
+    // against every snapshot of the run, not only the last: between the two days' times, on either day
+    const late = at('2026-11-03T12:00:00.000Z', '2026-11-03');
+    expect(after([early, late], at('2026-11-02T11:00:00.000Z', '2026-11-02'))).toBe(true);
+    expect(after([late, early], at('2026-11-03T11:00:00.000Z', '2026-11-03'))).toBe(true);
+    expect(after([early, late], at('2026-11-03T13:00:00.000Z', '2026-11-02'))).toBe(false);
+    expect(after([early, late], at('2026-11-02T09:00:00.000Z', '2026-11-03'))).toBe(false);
     expect(snapshotRunFrom([early, at('2026-11-02T11:00:00.000Z', '2026-11-01')], 0, all, loaded).indexes).toEqual([0]);
   });
 });
