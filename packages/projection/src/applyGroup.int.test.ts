@@ -20,7 +20,7 @@ import {
 import { applyCommand, applyGroup, type ApplyOutcome } from './applyCommand.ts';
 
 // applyGroup (a live group transaction: the run's claims, parked check, locations and outcomes
-// loaded or stored once for the whole run, consecutive snapshots in one statement) against
+// loaded or stored once for the whole run, runs of snapshots in one statement) against
 // applyCommand one command at a time: random runs of inventory writes of every kind for two shops
 // interleaved, with the same command twice and a locations.register in the middle that gives a ref
 // used before and after it a location, must give the same outcomes, rows, stored replies (byte for
