@@ -6,8 +6,9 @@ import { differs, moved, qtyObject, snapshotProjection, type SnapshotOutcome } f
 /**
  * Set-based projection of a run of inventory snapshots (endpoint 4) whose locations are resolved, in
  * log order (applyGroup hands it the snapshots of a group transaction that snapshotRuns.ts takes): ONE
- * statement resolves the barcodes, filters stale lines (D15b), applies the lines in order (D6a: a repeated barcode sees the line before it; a later command sees what the earlier
- * ones of the run wrote), detects changes, and writes the levels (D15, narrow: unchanged levels only
+ * statement resolves the barcodes, filters stale lines (D15b), applies the lines in order (D6a: a
+ * repeated barcode sees the line before it; a later command sees what the earlier ones of the run
+ * wrote), detects changes, and writes the levels (D15, narrow: unchanged levels only
  * get their stamp), the update logs with their log_id / log_seq (D3, agent_runtime.log_id), the day's
  * rows when new or changed (D16, D16b) and counts what happened, per command. Only the counts, the
  * unresolved and stale lines and the few stock events (D18) come back to Node, where the domain
